@@ -1,0 +1,445 @@
+/* board.c: strings as circular lists with head-only data, exact liberties, captures,
+ * ko and superko, Tromp-Taylor area. See board.h for the contracts. */
+#include "board.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "zobrist.h"
+
+#ifdef GB_PARANOID
+#define GB_AFTER_MUTATION(b) assert(gb_board_check(b) == GB_OK)
+#else
+#define GB_AFTER_MUTATION(b) ((void)0)
+#endif
+
+static inline int
+color_index(gb_color c)
+{
+    return c == GB_BLACK ? 0 : 1;
+}
+
+static inline bool
+is_stone(gb_color c)
+{
+    return c == GB_BLACK || c == GB_WHITE;
+}
+
+/* ---- Empty-point list: O(1) add and remove, so playouts never scan the board ------- */
+
+static inline void
+empty_add(gb_board *b, gb_loc v)
+{
+    b->empty_idx[v] = b->num_empty;
+    b->empty[b->num_empty++] = v;
+}
+
+static inline void
+empty_remove(gb_board *b, gb_loc v)
+{
+    int16_t i = b->empty_idx[v];
+    gb_loc last = b->empty[--b->num_empty];
+    b->empty[i] = last;
+    b->empty_idx[last] = i;
+}
+
+/* ---- Lifecycle ---------------------------------------------------------------------- */
+
+int
+gb_board_init(gb_board *b, int size)
+{
+    if (size < GB_MIN_SIZE || size > GB_MAX_SIZE)
+        return GB_ERR_SIZE;
+    memset(b, 0, sizeof *b);
+    b->size = (int8_t)size;
+    b->stride = (int16_t)(size + 1);
+    b->to_play = GB_BLACK;
+    b->ko_loc = GB_NULL_LOC;
+    b->last_move = GB_NULL_LOC;
+    b->adj[0] = (int16_t)-b->stride;
+    b->adj[1] = -1;
+    b->adj[2] = 1;
+    b->adj[3] = b->stride;
+    for (int i = 0; i < GB_ARR_SIZE; i++) {
+        b->color[i] = GB_WALL;
+        b->head[i] = GB_NULL_LOC;
+    }
+    for (int p = 0; p < size * size; p++) {
+        gb_loc v = gb_board_loc(b, p);
+        b->color[v] = GB_EMPTY;
+        empty_add(b, v);
+    }
+    return GB_OK;
+}
+
+/* ---- Strings -------------------------------------------------------------------------- */
+
+/* True if the empty point e is a liberty of the string with head h. */
+static inline bool
+touches(const gb_board *b, gb_loc e, gb_loc h)
+{
+    return b->head[e + b->adj[0]] == h || b->head[e + b->adj[1]] == h ||
+           b->head[e + b->adj[2]] == h || b->head[e + b->adj[3]] == h;
+}
+
+/* Joins the strings with heads x and y into one. The smaller list is relabelled, so a
+ * stone changes head O(log n) times over a game. Liberties of the smaller string that
+ * the larger lacks are added while relabelling: once a stone carries the new head, a
+ * liberty it shares with a later stone of the same string is not counted again. */
+static void
+merge(gb_board *b, gb_loc x, gb_loc y)
+{
+    gb_loc big = b->stones[x] >= b->stones[y] ? x : y;
+    gb_loc small = big == x ? y : x;
+    gb_loc s = small;
+    do {
+        for (int d = 0; d < 4; d++) {
+            gb_loc e = (gb_loc)(s + b->adj[d]);
+            if (b->color[e] == GB_EMPTY && !touches(b, e, big))
+                b->libs[big]++;
+        }
+        b->head[s] = big;
+        s = b->next[s];
+    } while (s != small);
+    b->stones[big] = (int16_t)(b->stones[big] + b->stones[small]);
+    /* Splice: big -> A... -> big and small -> B... -> small become big -> B... -> small
+     * -> A... -> big by swapping the two successors. */
+    gb_loc t = b->next[big];
+    b->next[big] = b->next[small];
+    b->next[small] = t;
+}
+
+/* Puts a stone of colour c on the empty loc v: takes one liberty from each neighbouring
+ * string and joins the friendly ones. Captures are the caller's business. */
+static void
+place_stone(gb_board *b, gb_loc v, gb_color c)
+{
+    b->color[v] = c;
+    b->hash ^= gb_zobrist_stone(c, v);
+    empty_remove(b, v);
+    b->head[v] = v;
+    b->next[v] = v;
+    b->stones[v] = 1;
+
+    gb_loc seen[4];
+    int nseen = 0;
+    int16_t libs = 0;
+    for (int d = 0; d < 4; d++) {
+        gb_loc n = (gb_loc)(v + b->adj[d]);
+        gb_loc h = b->head[n];
+        if (b->color[n] == GB_EMPTY) {
+            libs++;
+        } else if (h != GB_NULL_LOC) {
+            bool dup = false;
+            for (int i = 0; i < nseen; i++)
+                dup |= seen[i] == h;
+            if (!dup) {
+                seen[nseen++] = h;
+                b->libs[h]--;
+            }
+        }
+    }
+    b->libs[v] = libs;
+    for (int i = 0; i < nseen; i++) {
+        if (b->color[seen[i]] == c)
+            merge(b, seen[i], b->head[v]);
+    }
+}
+
+/* Takes the string with head h off the board and gives each neighbouring string one
+ * liberty per freed point. Returns the number of stones removed. */
+static int
+remove_string(gb_board *b, gb_loc h)
+{
+    gb_color c = b->color[h];
+    int count = b->stones[h];
+    gb_loc s = h;
+    do {
+        gb_loc nx = b->next[s];
+        b->color[s] = GB_EMPTY;
+        b->head[s] = GB_NULL_LOC;
+        b->hash ^= gb_zobrist_stone(c, s);
+        empty_add(b, s);
+        gb_loc seen[4];
+        int nseen = 0;
+        for (int d = 0; d < 4; d++) {
+            gb_loc n2 = b->head[s + b->adj[d]];
+            /* Stones of the dying string still carry head h; bumping it is harmless. */
+            if (n2 == GB_NULL_LOC || n2 == h)
+                continue;
+            bool dup = false;
+            for (int i = 0; i < nseen; i++)
+                dup |= seen[i] == n2;
+            if (!dup) {
+                seen[nseen++] = n2;
+                b->libs[n2]++;
+            }
+        }
+        s = nx;
+    } while (s != h);
+    return count;
+}
+
+/* XOR of the keys of every stone of the string with head h. */
+static uint64_t
+string_hash(const gb_board *b, gb_loc h)
+{
+    uint64_t x = 0;
+    gb_loc s = h;
+    do {
+        x ^= gb_zobrist_stone(b->color[s], s);
+        s = b->next[s];
+    } while (s != h);
+    return x;
+}
+
+/* ---- Setup ---------------------------------------------------------------------------- */
+
+int
+gb_board_setup(gb_board *b, const int8_t *stones, gb_color to_play)
+{
+    gb_board t;
+    if (to_play != GB_BLACK && to_play != GB_WHITE)
+        return GB_ERR_BAD_COLOR;
+    gb_board_init(&t, b->size);
+    int n = b->size * b->size;
+    for (int p = 0; p < n; p++) {
+        if (stones[p] != GB_EMPTY && stones[p] != GB_BLACK && stones[p] != GB_WHITE)
+            return GB_ERR_BAD_COLOR;
+    }
+    for (int p = 0; p < n; p++) {
+        if (stones[p] != GB_EMPTY)
+            place_stone(&t, gb_board_loc(&t, p), stones[p]);
+    }
+    for (int p = 0; p < n; p++) {
+        gb_loc v = gb_board_loc(&t, p);
+        if (t.head[v] == v && t.libs[v] == 0)
+            return GB_ERR_NO_LIBERTY;
+    }
+    t.to_play = to_play;
+    *b = t;
+    GB_AFTER_MUTATION(b);
+    return GB_OK;
+}
+
+/* ---- Queries -------------------------------------------------------------------------- */
+
+static uint64_t
+superko_key(uint64_t hash, gb_color to_play, int ko_rule)
+{
+    if (ko_rule == GB_KO_SITUATIONAL && to_play == GB_WHITE)
+        hash ^= gb_zobrist_keys[GB_ZOBRIST_WHITE_TO_MOVE];
+    return hash;
+}
+
+uint64_t
+gb_board_superko_key(const gb_board *b, int ko_rule)
+{
+    return superko_key(b->hash, b->to_play, ko_rule);
+}
+
+uint64_t
+gb_board_situation_hash(const gb_board *b)
+{
+    uint64_t h = b->hash;
+    if (b->to_play == GB_WHITE)
+        h ^= gb_zobrist_keys[GB_ZOBRIST_WHITE_TO_MOVE];
+    if (b->ko_loc != GB_NULL_LOC)
+        h ^= gb_zobrist_ko(b->ko_loc);
+    return h;
+}
+
+static bool
+in_history(uint64_t key, const uint64_t *history, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++) {
+        if (history[i] == key)
+            return true;
+    }
+    return false;
+}
+
+int
+gb_board_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
+                  const uint64_t *history, int32_t n)
+{
+    if (v != GB_PASS_LOC && (v <= 0 || v >= GB_ARR_SIZE || b->color[v] == GB_WALL))
+        return GB_ERR_OFF_BOARD;
+    if (gb_board_is_over(b))
+        return GB_ERR_GAME_OVER;
+    if (v == GB_PASS_LOC)
+        return GB_OK;
+    if (b->color[v] != GB_EMPTY)
+        return GB_ERR_OCCUPIED;
+    if (v == b->ko_loc)
+        return GB_ERR_KO;
+
+    gb_color c = b->to_play;
+    bool has_liberty = false, has_friend = false;
+    gb_loc captured[4], friends[4];
+    int ncaptured = 0, nfriends = 0;
+    for (int d = 0; d < 4; d++) {
+        gb_loc nb = (gb_loc)(v + b->adj[d]);
+        gb_color nc = b->color[nb];
+        if (nc == GB_EMPTY) {
+            has_liberty = true;
+        } else if (nc == c) {
+            has_friend = true;
+            if (b->libs[b->head[nb]] > 1)
+                has_liberty = true;
+            friends[nfriends++] = b->head[nb];
+        } else if (nc == -c && b->libs[b->head[nb]] == 1) {
+            captured[ncaptured++] = b->head[nb];
+        }
+    }
+    bool suicide = !has_liberty && ncaptured == 0;
+    if (suicide && (!has_friend || !rules->suicide))
+        return GB_ERR_SUICIDE;
+    if (rules->ko == GB_KO_SIMPLE)
+        return GB_OK;
+
+    /* The hash after the move, without making it: a string touched from two sides must
+     * be XORed out once, so skip heads already seen. */
+    uint64_t h = b->hash ^ gb_zobrist_stone(c, v);
+    for (int i = 0; i < ncaptured; i++) {
+        bool dup = false;
+        for (int j = 0; j < i; j++)
+            dup |= captured[j] == captured[i];
+        if (!dup)
+            h ^= string_hash(b, captured[i]);
+    }
+    if (suicide) {
+        h ^= gb_zobrist_stone(c, v);
+        for (int i = 0; i < nfriends; i++) {
+            bool dup = false;
+            for (int j = 0; j < i; j++)
+                dup |= friends[j] == friends[i];
+            if (!dup)
+                h ^= string_hash(b, friends[i]);
+        }
+    }
+    if (in_history(superko_key(h, (gb_color)-c, rules->ko), history, n))
+        return GB_ERR_SUPERKO;
+    return GB_OK;
+}
+
+void
+gb_board_legal_mask(const gb_board *b, const gb_rules *rules, const uint64_t *history,
+                    int32_t n, uint8_t *out)
+{
+    int points = b->size * b->size;
+    for (int p = 0; p < points; p++)
+        out[p] = gb_board_legality(b, gb_board_loc(b, p), rules, history, n) == GB_OK;
+    out[points] = !gb_board_is_over(b);
+}
+
+void
+gb_board_ownership(const gb_board *b, int8_t *out)
+{
+    gb_loc stack[GB_MAX_POINTS], region[GB_MAX_POINTS];
+    bool seen[GB_ARR_SIZE];
+    memset(seen, 0, sizeof seen);
+    int points = b->size * b->size;
+    for (int p = 0; p < points; p++) {
+        gb_loc v = gb_board_loc(b, p);
+        gb_color c = b->color[v];
+        if (c != GB_EMPTY) {
+            out[p] = c;
+            continue;
+        }
+        if (seen[v])
+            continue;
+        /* Flood the empty region containing v, noting which colours it reaches. */
+        int top = 0, nregion = 0;
+        bool reach_black = false, reach_white = false;
+        stack[top++] = v;
+        seen[v] = true;
+        while (top > 0) {
+            gb_loc e = stack[--top];
+            region[nregion++] = e;
+            for (int d = 0; d < 4; d++) {
+                gb_loc nb = (gb_loc)(e + b->adj[d]);
+                gb_color nc = b->color[nb];
+                reach_black |= nc == GB_BLACK;
+                reach_white |= nc == GB_WHITE;
+                if (nc == GB_EMPTY && !seen[nb]) {
+                    seen[nb] = true;
+                    stack[top++] = nb;
+                }
+            }
+        }
+        int8_t owner = reach_black == reach_white ? 0 : (reach_black ? 1 : -1);
+        for (int i = 0; i < nregion; i++)
+            out[gb_board_point(b, region[i])] = owner;
+    }
+}
+
+double
+gb_board_score(const gb_board *b, double komi)
+{
+    int8_t own[GB_MAX_POINTS];
+    gb_board_ownership(b, own);
+    int area = 0;
+    for (int p = 0; p < b->size * b->size; p++)
+        area += own[p];
+    return area - komi;
+}
+
+/* ---- Mutations ------------------------------------------------------------------------ */
+
+void
+gb_board_play_unchecked(gb_board *b, gb_loc v)
+{
+    gb_color c = b->to_play;
+    b->to_play = (gb_color)-c;
+    b->move_number++;
+    b->last_move = v;
+    b->ko_loc = GB_NULL_LOC;
+    if (v == GB_PASS_LOC) {
+        b->passes++;
+        return;
+    }
+    b->passes = 0;
+    place_stone(b, v, c);
+
+    int captured = 0;
+    gb_loc captured_at = GB_NULL_LOC;
+    for (int d = 0; d < 4; d++) {
+        gb_loc nb = (gb_loc)(v + b->adj[d]);
+        /* After a removal the point is empty, so a string touched twice goes once. */
+        if (b->color[nb] == -c && b->libs[b->head[nb]] == 0) {
+            captured += remove_string(b, b->head[nb]);
+            captured_at = nb;
+        }
+    }
+    b->captures[color_index(c)] = (int16_t)(b->captures[color_index(c)] + captured);
+
+    gb_loc h = b->head[v];
+    if (b->libs[h] == 0) {
+        /* Multi-stone suicide: the mover's own string goes, to the opponent's credit. */
+        int lost = remove_string(b, h);
+        b->captures[color_index(-c)] = (int16_t)(b->captures[color_index(-c)] + lost);
+    } else if (captured == 1 && b->stones[h] == 1 && b->libs[h] == 1) {
+        b->ko_loc = captured_at;
+    }
+    GB_AFTER_MUTATION(b);
+}
+
+int
+gb_board_play(gb_board *b, gb_loc v, const gb_rules *rules, const uint64_t *history,
+              int32_t n)
+{
+    int rc = gb_board_legality(b, v, rules, history, n);
+    if (rc == GB_OK)
+        gb_board_play_unchecked(b, v);
+    return rc;
+}
+
+int
+gb_board_resign(gb_board *b)
+{
+    if (gb_board_is_over(b))
+        return GB_ERR_GAME_OVER;
+    b->resigned = b->to_play;
+    return GB_OK;
+}

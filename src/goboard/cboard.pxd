@@ -1,0 +1,86 @@
+# Declarations mirroring gb_config.h, zobrist.h and board.h, in their order. No logic.
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint64_t
+
+
+cdef extern from "gb_config.h" nogil:
+    enum:
+        GB_MAX_SIZE
+        GB_MIN_SIZE
+        GB_ARR_SIZE
+        GB_MAX_POINTS
+    ctypedef int16_t gb_loc
+    ctypedef int8_t gb_color
+    enum:
+        GB_EMPTY
+        GB_BLACK
+        GB_WHITE
+        GB_WALL
+    enum:
+        GB_NULL_LOC
+        GB_PASS_LOC
+    enum:
+        GB_KO_SIMPLE
+        GB_KO_POSITIONAL
+        GB_KO_SITUATIONAL
+    enum:
+        GB_OK
+        GB_ERR_OFF_BOARD
+        GB_ERR_OCCUPIED
+        GB_ERR_KO
+        GB_ERR_SUICIDE
+        GB_ERR_SUPERKO
+        GB_ERR_GAME_OVER
+        GB_ERR_SIZE
+        GB_ERR_BAD_COLOR
+        GB_ERR_NO_LIBERTY
+
+
+cdef extern from "zobrist.h" nogil:
+    uint64_t gb_zobrist_stone(gb_color c, gb_loc loc)
+
+
+cdef extern from "board.h" nogil:
+    ctypedef struct gb_rules:
+        int8_t ko
+        int8_t suicide
+
+    ctypedef struct gb_board:
+        int8_t size
+        int8_t to_play
+        int8_t passes
+        int8_t resigned
+        gb_loc ko_loc
+        gb_loc last_move
+        int16_t num_empty
+        int16_t captures[2]
+        int32_t move_number
+        uint64_t hash
+        gb_color color[GB_ARR_SIZE]
+        gb_loc head[GB_ARR_SIZE]
+        gb_loc next[GB_ARR_SIZE]
+        int16_t libs[GB_ARR_SIZE]
+        int16_t stones[GB_ARR_SIZE]
+
+    gb_loc gb_board_loc(const gb_board *b, int point)
+    int gb_board_point(const gb_board *b, gb_loc loc)
+    bint gb_board_is_over(const gb_board *b)
+
+    int gb_board_init(gb_board *b, int size)
+    int gb_board_setup(gb_board *b, const int8_t *stones, gb_color to_play)
+
+    uint64_t gb_board_superko_key(const gb_board *b, int ko_rule)
+    uint64_t gb_board_situation_hash(const gb_board *b)
+    int gb_board_legality(const gb_board *b, gb_loc loc, const gb_rules *rules,
+                          const uint64_t *history, int32_t n)
+    void gb_board_legal_mask(const gb_board *b, const gb_rules *rules,
+                             const uint64_t *history, int32_t n, uint8_t *out)
+    void gb_board_ownership(const gb_board *b, int8_t *out)
+    double gb_board_score(const gb_board *b, double komi)
+
+    int gb_board_play(gb_board *b, gb_loc loc, const gb_rules *rules,
+                      const uint64_t *history, int32_t n)
+    void gb_board_play_unchecked(gb_board *b, gb_loc loc)
+    int gb_board_resign(gb_board *b)
+
+    int gb_board_check(const gb_board *b)
+    const char *gb_strerror(int code)

@@ -1,0 +1,71 @@
+"""Rule sets: which ko rule and whether multi-stone suicide is allowed.
+
+Both presets score by Tromp-Taylor area (stones plus empty regions that reach only one
+colour) minus komi; they differ only in ko and suicide:
+
+=============  ================================  ============================
+preset         ko                                suicide
+=============  ================================  ============================
+tromp-taylor   positional superko                multi-stone suicide allowed
+chinese        situational superko               forbidden
+=============  ================================  ============================
+
+Ko rules:
+
+- ``simple``: a move may not retake a ko immediately (one stone captured by a single
+  stone that is left with one liberty).
+- ``positional``: a move may not recreate any earlier arrangement of stones.
+- ``situational``: a move may not recreate an earlier arrangement of stones with the
+  same player to move.
+
+A suicide that would remove only the stone just played is illegal under every rule set:
+it changes nothing on the board (it would repeat the position, and under ``simple`` it
+would be a pass in disguise). Only multi-stone suicide is governed by ``suicide``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KO_RULES = ("simple", "positional", "situational")
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """A rule set: ``ko`` in :data:`KO_RULES`, ``suicide`` allows multi-stone suicide."""
+
+    ko: str = "positional"
+    suicide: bool = True
+
+    def __post_init__(self) -> None:
+        if self.ko not in KO_RULES:
+            raise ValueError(f"ko must be one of {KO_RULES}, not {self.ko!r}")
+        if not isinstance(self.suicide, bool):
+            raise TypeError(f"suicide must be a bool, not {type(self.suicide).__name__}")
+
+    @property
+    def name(self) -> str:
+        """The preset name when these rules match one, else a descriptive string."""
+        for name, rules in PRESETS.items():
+            if rules == self:
+                return name
+        return f"ko={self.ko},suicide={'allowed' if self.suicide else 'forbidden'}"
+
+    @classmethod
+    def coerce(cls, rules: str | Rules) -> Rules:
+        """Accept a preset name or a Rules value (what Board(rules=...) takes)."""
+        if isinstance(rules, Rules):
+            return rules
+        if isinstance(rules, str):
+            try:
+                return PRESETS[rules.lower()]
+            except KeyError:
+                raise ValueError(
+                    f"unknown rules {rules!r}; presets are {sorted(PRESETS)}"
+                ) from None
+        raise TypeError(f"rules must be a preset name or Rules, not {type(rules).__name__}")
+
+
+TROMP_TAYLOR = Rules(ko="positional", suicide=True)
+CHINESE = Rules(ko="situational", suicide=False)
+PRESETS = {"tromp-taylor": TROMP_TAYLOR, "chinese": CHINESE}
