@@ -69,6 +69,11 @@ gb_board_init(gb_board *b, int size)
         b->color[v] = GB_EMPTY;
         empty_add(b, v);
     }
+    for (int p = 0; p < size * size; p++) {
+        gb_loc v = gb_board_loc(b, p);
+        for (int d = 0; d < 4; d++)
+            b->nempty[v] = (uint8_t)(b->nempty[v] + (b->color[v + b->adj[d]] == GB_EMPTY));
+    }
     return GB_OK;
 }
 
@@ -76,10 +81,10 @@ gb_board_init(gb_board *b, int size)
 
 /* True if the empty point e is a liberty of the string with head h. */
 static inline bool
-touches(const gb_board *b, gb_loc e, gb_loc h)
+touches(const gb_board *b, gb_loc e, gb_loc h, int stride)
 {
-    return b->head[e + b->adj[0]] == h || b->head[e + b->adj[1]] == h ||
-           b->head[e + b->adj[2]] == h || b->head[e + b->adj[3]] == h;
+    return b->head[e - stride] == h || b->head[e - 1] == h || b->head[e + 1] == h ||
+           b->head[e + stride] == h;
 }
 
 /* Joins the strings with heads x and y into one. The smaller list is relabelled, so a
@@ -89,18 +94,23 @@ touches(const gb_board *b, gb_loc e, gb_loc h)
 static void
 merge(gb_board *b, gb_loc x, gb_loc y)
 {
+    const int stride = b->stride;
     gb_loc big = b->stones[x] >= b->stones[y] ? x : y;
     gb_loc small = big == x ? y : x;
+    int16_t libs = b->libs[big];
     gb_loc s = small;
     do {
+        const gb_loc around[4] = {(gb_loc)(s - stride), (gb_loc)(s - 1), (gb_loc)(s + 1),
+                                  (gb_loc)(s + stride)};
         for (int d = 0; d < 4; d++) {
-            gb_loc e = (gb_loc)(s + b->adj[d]);
-            if (b->color[e] == GB_EMPTY && !touches(b, e, big))
-                b->libs[big]++;
+            gb_loc e = around[d];
+            if (b->color[e] == GB_EMPTY && !touches(b, e, big, stride))
+                libs++;
         }
         b->head[s] = big;
         s = b->next[s];
     } while (s != small);
+    b->libs[big] = libs;
     b->stones[big] = (int16_t)(b->stones[big] + b->stones[small]);
     /* Splice: big -> A... -> big and small -> B... -> small become big -> B... -> small
      * -> A... -> big by swapping the two successors. */
@@ -109,40 +119,50 @@ merge(gb_board *b, gb_loc x, gb_loc y)
     b->next[small] = t;
 }
 
-/* Puts a stone of colour c on the empty loc v: takes one liberty from each neighbouring
- * string and joins the friendly ones. Captures are the caller's business. */
-static void
-place_stone(gb_board *b, gb_loc v, gb_color c)
+/* Heads of the four neighbours of v with repeats and non-strings set to GB_NULL_LOC,
+ * so each neighbouring string appears once. */
+static inline void
+distinct_neighbour_heads(const gb_board *b, gb_loc v, int stride, gb_loc heads[4])
 {
+    heads[0] = b->head[v - stride];
+    heads[1] = b->head[v - 1];
+    heads[2] = b->head[v + 1];
+    heads[3] = b->head[v + stride];
+    if (heads[1] == heads[0])
+        heads[1] = GB_NULL_LOC;
+    if (heads[2] == heads[0] || heads[2] == heads[1])
+        heads[2] = GB_NULL_LOC;
+    if (heads[3] == heads[0] || heads[3] == heads[1] || heads[3] == heads[2])
+        heads[3] = GB_NULL_LOC;
+}
+
+/* Puts a stone of colour c on the empty loc v: takes one liberty from each neighbouring
+ * string and joins the friendly ones. Fills heads with the distinct neighbouring strings
+ * as they were before the move, for the caller's capture step. */
+static void
+place_stone(gb_board *b, gb_loc v, gb_color c, gb_loc heads[4])
+{
+    const int stride = b->stride;
     b->color[v] = c;
     b->hash ^= gb_zobrist_stone(c, v);
     empty_remove(b, v);
     b->head[v] = v;
     b->next[v] = v;
     b->stones[v] = 1;
-
-    gb_loc seen[4];
-    int nseen = 0;
-    int16_t libs = 0;
+    b->libs[v] = b->nempty[v];
+    /* Wall entries are decremented too (cheaper than a branch); unsigned, they just wrap. */
+    b->nempty[v - stride]--;
+    b->nempty[v - 1]--;
+    b->nempty[v + 1]--;
+    b->nempty[v + stride]--;
+    distinct_neighbour_heads(b, v, stride, heads);
     for (int d = 0; d < 4; d++) {
-        gb_loc n = (gb_loc)(v + b->adj[d]);
-        gb_loc h = b->head[n];
-        if (b->color[n] == GB_EMPTY) {
-            libs++;
-        } else if (h != GB_NULL_LOC) {
-            bool dup = false;
-            for (int i = 0; i < nseen; i++)
-                dup |= seen[i] == h;
-            if (!dup) {
-                seen[nseen++] = h;
-                b->libs[h]--;
-            }
-        }
+        if (heads[d] != GB_NULL_LOC)
+            b->libs[heads[d]]--;
     }
-    b->libs[v] = libs;
-    for (int i = 0; i < nseen; i++) {
-        if (b->color[seen[i]] == c)
-            merge(b, seen[i], b->head[v]);
+    for (int d = 0; d < 4; d++) {
+        if (heads[d] != GB_NULL_LOC && b->color[heads[d]] == c)
+            merge(b, heads[d], b->head[v]);
     }
 }
 
@@ -151,6 +171,7 @@ place_stone(gb_board *b, gb_loc v, gb_color c)
 static int
 remove_string(gb_board *b, gb_loc h)
 {
+    const int stride = b->stride;
     gb_color c = b->color[h];
     int count = b->stones[h];
     gb_loc s = h;
@@ -160,20 +181,16 @@ remove_string(gb_board *b, gb_loc h)
         b->head[s] = GB_NULL_LOC;
         b->hash ^= gb_zobrist_stone(c, s);
         empty_add(b, s);
-        gb_loc seen[4];
-        int nseen = 0;
+        b->nempty[s - stride]++;
+        b->nempty[s - 1]++;
+        b->nempty[s + 1]++;
+        b->nempty[s + stride]++;
+        gb_loc heads[4];
+        distinct_neighbour_heads(b, s, stride, heads);
         for (int d = 0; d < 4; d++) {
-            gb_loc n2 = b->head[s + b->adj[d]];
-            /* Stones of the dying string still carry head h; bumping it is harmless. */
-            if (n2 == GB_NULL_LOC || n2 == h)
-                continue;
-            bool dup = false;
-            for (int i = 0; i < nseen; i++)
-                dup |= seen[i] == n2;
-            if (!dup) {
-                seen[nseen++] = n2;
-                b->libs[n2]++;
-            }
+            /* Stones of the dying string still carry head h: skip them. */
+            if (heads[d] != GB_NULL_LOC && heads[d] != h)
+                b->libs[heads[d]]++;
         }
         s = nx;
     } while (s != h);
@@ -208,8 +225,9 @@ gb_board_setup(gb_board *b, const int8_t *stones, gb_color to_play)
             return GB_ERR_BAD_COLOR;
     }
     for (int p = 0; p < n; p++) {
+        gb_loc heads[4];
         if (stones[p] != GB_EMPTY)
-            place_stone(&t, gb_board_loc(&t, p), stones[p]);
+            place_stone(&t, gb_board_loc(&t, p), stones[p], heads);
     }
     for (int p = 0; p < n; p++) {
         gb_loc v = gb_board_loc(&t, p);
@@ -333,44 +351,61 @@ gb_board_legal_mask(const gb_board *b, const gb_rules *rules, const uint64_t *hi
     out[points] = !gb_board_is_over(b);
 }
 
+/* Owner of the empty region around v (+1 black, -1 white, 0 neutral), found by flood
+ * fill; writes it for every point of the region and marks them seen. */
+static int8_t
+fill_region(const gb_board *b, gb_loc v, bool *seen, int8_t *out)
+{
+    gb_loc stack[GB_MAX_POINTS], region[GB_MAX_POINTS];
+    int top = 0, nregion = 0;
+    bool reach_black = false, reach_white = false;
+    stack[top++] = v;
+    seen[v] = true;
+    while (top > 0) {
+        gb_loc e = stack[--top];
+        region[nregion++] = e;
+        for (int d = 0; d < 4; d++) {
+            gb_loc nb = (gb_loc)(e + b->adj[d]);
+            gb_color nc = b->color[nb];
+            reach_black |= nc == GB_BLACK;
+            reach_white |= nc == GB_WHITE;
+            if (nc == GB_EMPTY && !seen[nb]) {
+                seen[nb] = true;
+                stack[top++] = nb;
+            }
+        }
+    }
+    int8_t owner = reach_black == reach_white ? 0 : (reach_black ? 1 : -1);
+    for (int i = 0; i < nregion; i++)
+        out[gb_board_point(b, region[i])] = owner;
+    return owner;
+}
+
 void
 gb_board_ownership(const gb_board *b, int8_t *out)
 {
-    gb_loc stack[GB_MAX_POINTS], region[GB_MAX_POINTS];
     bool seen[GB_ARR_SIZE];
     memset(seen, 0, sizeof seen);
-    int points = b->size * b->size;
-    for (int p = 0; p < points; p++) {
-        gb_loc v = gb_board_loc(b, p);
-        gb_color c = b->color[v];
-        if (c != GB_EMPTY) {
-            out[p] = c;
-            continue;
-        }
-        if (seen[v])
-            continue;
-        /* Flood the empty region containing v, noting which colours it reaches. */
-        int top = 0, nregion = 0;
-        bool reach_black = false, reach_white = false;
-        stack[top++] = v;
-        seen[v] = true;
-        while (top > 0) {
-            gb_loc e = stack[--top];
-            region[nregion++] = e;
-            for (int d = 0; d < 4; d++) {
-                gb_loc nb = (gb_loc)(e + b->adj[d]);
-                gb_color nc = b->color[nb];
-                reach_black |= nc == GB_BLACK;
-                reach_white |= nc == GB_WHITE;
-                if (nc == GB_EMPTY && !seen[nb]) {
-                    seen[nb] = true;
-                    stack[top++] = nb;
+    const int n = b->size, stride = b->stride;
+    for (int row = 0, p = 0; row < n; row++) {
+        for (int col = 0; col < n; col++, p++) {
+            gb_loc v = (gb_loc)((row + 1) * stride + col + 1);
+            gb_color c = b->color[v];
+            if (c != GB_EMPTY) {
+                out[p] = c;
+            } else if (b->nempty[v] == 0) {
+                /* A one-point region, as most are after a playout: no flood fill. */
+                int any_black = 0, any_white = 0;
+                for (int d = 0; d < 4; d++) {
+                    gb_color nc = b->color[v + b->adj[d]];
+                    any_black |= nc == GB_BLACK;
+                    any_white |= nc == GB_WHITE;
                 }
+                out[p] = (int8_t)(any_black == any_white ? 0 : (any_black ? 1 : -1));
+            } else if (!seen[v]) {
+                fill_region(b, v, seen, out);
             }
         }
-        int8_t owner = reach_black == reach_white ? 0 : (reach_black ? 1 : -1);
-        for (int i = 0; i < nregion; i++)
-            out[gb_board_point(b, region[i])] = owner;
     }
 }
 
@@ -400,16 +435,16 @@ gb_board_play_unchecked(gb_board *b, gb_loc v)
         return;
     }
     b->passes = 0;
-    place_stone(b, v, c);
+    gb_loc heads[4];
+    place_stone(b, v, c, heads);
 
     int captured = 0;
     gb_loc captured_at = GB_NULL_LOC;
     for (int d = 0; d < 4; d++) {
-        gb_loc nb = (gb_loc)(v + b->adj[d]);
-        /* After a removal the point is empty, so a string touched twice goes once. */
-        if (b->color[nb] == -c && b->libs[b->head[nb]] == 0) {
-            captured += remove_string(b, b->head[nb]);
-            captured_at = nb;
+        gb_loc h = heads[d];
+        if (h != GB_NULL_LOC && b->color[h] == -c && b->libs[h] == 0) {
+            captured += remove_string(b, h);
+            captured_at = h;
         }
     }
     b->captures[color_index(c)] = (int16_t)(b->captures[color_index(c)] + captured);

@@ -40,6 +40,7 @@ typedef struct gb_board {
     int16_t stones[GB_ARR_SIZE];   /* stone count; valid at heads only */
     gb_loc empty[GB_MAX_POINTS];   /* the empty points in no order; [0, num_empty) valid */
     int16_t empty_idx[GB_ARR_SIZE]; /* index of an empty loc in empty[]; empty locs only */
+    uint8_t nempty[GB_ARR_SIZE];    /* empty neighbours of an on-board loc; junk on walls */
 } gb_board;
 
 /* ---- Locations -------------------------------------------------------------------- */

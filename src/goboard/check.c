@@ -44,6 +44,15 @@ check_empty_list(const gb_board *b)
         if (v <= 0 || v >= GB_ARR_SIZE || b->color[v] != GB_EMPTY || b->empty_idx[v] != i)
             return GB_ERR_CHECK_EMPTY_LIST;
     }
+    for (int v = 0; v < GB_ARR_SIZE; v++) {
+        if (b->color[v] == GB_WALL)
+            continue;
+        int count = 0;
+        for (int d = 0; d < 4; d++)
+            count += b->color[v + b->adj[d]] == GB_EMPTY;
+        if (b->nempty[v] != count)
+            return GB_ERR_CHECK_NEIGHBOURS;
+    }
     return GB_OK;
 }
 
@@ -150,6 +159,7 @@ gb_strerror(int code)
     case GB_ERR_CHECK_HASH: return "invariant broken: Zobrist hash";
     case GB_ERR_CHECK_KO: return "invariant broken: ko point";
     case GB_ERR_CHECK_STATE: return "invariant broken: game state";
+    case GB_ERR_CHECK_NEIGHBOURS: return "invariant broken: empty-neighbour count";
     default: return "unknown error";
     }
 }

@@ -43,7 +43,8 @@ enum gb_error {
     GB_ERR_CHECK_LIBERTIES = -25,
     GB_ERR_CHECK_HASH = -26,
     GB_ERR_CHECK_KO = -27,
-    GB_ERR_CHECK_STATE = -28
+    GB_ERR_CHECK_STATE = -28,
+    GB_ERR_CHECK_NEIGHBOURS = -29
 };
 
 #endif /* GB_CONFIG_H */
