@@ -33,7 +33,7 @@ def play_both(fast: goboard.Board, ref: reference.Board, move: int) -> str | Non
             reasons.append(None)
         except IllegalMoveError as err:
             reasons.append(err.reason)
-    assert reasons[0] == reasons[1], f"move {move}: C says {reasons[0]}, ref {reasons[1]}"
+    assert reasons[0] == reasons[1], f"move {move}: C {reasons[0]}, ref {reasons[1]}"
     if reasons[0] is not None:
         assert snapshot(fast) == before, f"refused move {move} changed the board"
     return reasons[0]

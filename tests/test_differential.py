@@ -35,8 +35,11 @@ def test_from_stones_agrees(size: int, rules, stones: st.DataObject) -> None:
     import goboard
     from goboard import reference
 
-    cells = stones.draw(st.lists(st.sampled_from([-1, 0, 0, 1]), min_size=size * size,
-                                 max_size=size * size))
+    cells = stones.draw(
+        st.lists(
+            st.sampled_from([-1, 0, 0, 1]), min_size=size * size, max_size=size * size
+        )
+    )
     array = np.array(cells, dtype=np.int8).reshape(size, size)
     to_play = stones.draw(st.sampled_from([1, -1]))
     outcomes = []
@@ -81,7 +84,8 @@ def test_copies_stay_independent(rng) -> None:
     for draw in rng.integers(2**31, size=20):
         if twin.is_over:
             break
-        play_both(twin, ref_twin, pick_move(twin.legal_mask().nonzero()[0], 5, int(draw)))
+        legal = twin.legal_mask().nonzero()[0]
+        play_both(twin, ref_twin, pick_move(legal, 5, int(draw)))
         assert_same(twin, ref_twin)
 
 
@@ -100,8 +104,11 @@ def test_every_refusal_reason_agrees_on_tiny_boards(rules, rng) -> None:
                     reason = play_both(fast.copy(), ref.copy(), point)
                     reasons[reason] = reasons.get(reason, 0) + 1
                 legal = fast.legal_mask().nonzero()[0]
-                play_both(fast, ref, pick_move(legal, size, int(rng.integers(2**31)), 100))
+                draw = int(rng.integers(2**31))
+                play_both(fast, ref, pick_move(legal, size, draw, 100))
                 assert_same(fast, ref)
-    expected = {"occupied", "suicide", "ko"} | ({"superko"} if rules.ko != "simple" else set())
+    expected = {"occupied", "suicide", "ko"}
+    if rules.ko != "simple":
+        expected.add("superko")
     assert expected <= set(reasons), reasons
     assert "superko" not in reasons or rules.ko != "simple"

@@ -1,4 +1,4 @@
-"""Seeded random games on the compiled board with the invariant checker after every move.
+"""Seeded random games on the compiled board, the invariant checker after every move.
 
 Half of the candidate moves are garbage (off-board, occupied, illegal), as in KataGo's
 stress test: every refusal must leave the board bit-identical, and ``is_legal`` must

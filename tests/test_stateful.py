@@ -25,8 +25,12 @@ class PairMachine(RuleBasedStateMachine):
         super().__init__()
         self.live: list[tuple] = []
 
-    @rule(target=pairs, size=st.sampled_from([2, 3, 4, 5, 7]),
-          rules=st.sampled_from(ALL_RULES), komi=st.sampled_from([0.0, 0.5, 7.5, -3.0]))
+    @rule(
+        target=pairs,
+        size=st.sampled_from([2, 3, 4, 5, 7]),
+        rules=st.sampled_from(ALL_RULES),
+        komi=st.sampled_from([0.0, 0.5, 7.5, -3.0]),
+    )
     def new_board(self, size: int, rules, komi: float):
         pair = new_pair(size, rules, komi)
         self.live.append(pair)

@@ -65,7 +65,7 @@ def test_transpositions_hash_equal() -> None:
 
 
 def test_capture_restores_pre_placement_hash() -> None:
-    """Capturing a lone stone gives the hash of the board without it, plus the capturer."""
+    """Capturing a lone stone: the hash of the board without it, plus the capturer."""
     board = goboard.Board(5)
     for vertex in ("B3", "C3", "C2", "pass", "C4"):
         board.play_gtp(vertex)

@@ -1,4 +1,4 @@
-"""``python -m goboard``: play one random game with the compiled core, print and score it.
+"""``python -m goboard``: play one random game on the compiled core, print and score it.
 
 Each side plays a uniformly random legal move that does not fill one of its own
 one-point eyes (all on-board neighbours its own stones) and passes when none is left,
@@ -59,8 +59,10 @@ def main(argv: list[str] | None = None) -> int:
     random_game(board, np.random.default_rng(args.seed), max_moves=4 * args.size**2)
     black, white = board.captures
     print(render(board))
-    print(f"moves {board.move_number}, captures B {black} W {white}, "
-          f"rules {board.rules.name}, komi {board.komi:g}")
+    print(
+        f"moves {board.move_number}, captures B {black} W {white}, "
+        f"rules {board.rules.name}, komi {board.komi:g}"
+    )
     print(f"score {board.score():+g} (Black's view), result {board.result()}")
     return 0
 

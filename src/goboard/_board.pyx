@@ -1,7 +1,6 @@
 """The compiled board: a thin wrapper that validates, calls the C core, maps errors."""
 
-from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
-from libc.math cimport isfinite
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
 from libc.string cimport memcpy
 
@@ -13,12 +12,17 @@ import numpy as np
 
 from .coords import check_size, from_gtp
 from .errors import IllegalMoveError
-from .rules import Rules
+from .rules import Rules, check_komi
+from .text import check_stones
 
 _KO_RULES = {"simple": cb.GB_KO_SIMPLE, "positional": cb.GB_KO_POSITIONAL,
              "situational": cb.GB_KO_SITUATIONAL}
 _ILLEGAL = {cb.GB_ERR_OFF_BOARD, cb.GB_ERR_OCCUPIED, cb.GB_ERR_KO, cb.GB_ERR_SUICIDE,
             cb.GB_ERR_SUPERKO, cb.GB_ERR_GAME_OVER}
+
+
+# Superko key slots a new board starts with (doubled when half full).
+DEF _INITIAL_SLOTS = 128
 
 
 cdef int _check(int rc, object move=None) except -1:
@@ -29,16 +33,6 @@ cdef int _check(int rc, object move=None) except -1:
     if rc in _ILLEGAL:
         raise IllegalMoveError(message, move)
     raise ValueError(message)
-
-
-cdef double _check_komi(object komi) except? -1.0:
-    if isinstance(komi, bool) or not isinstance(komi, (int, float, np.integer,
-                                                       np.floating)):
-        raise TypeError(f"komi must be a number, not {type(komi).__name__}")
-    cdef double k = komi
-    if not isfinite(k):
-        raise ValueError(f"komi must be finite, not {komi}")
-    return k
 
 
 def zobrist_keys(size):
@@ -69,26 +63,35 @@ cdef class Board:
     cdef cb.gb_rules crules
     cdef object _rules
     cdef double _komi
-    # Superko keys of every position of the game so far (the current one last).
-    cdef uint64_t *history
-    cdef int32_t history_len
-    cdef int32_t history_cap
+    # Superko keys of every position of the game so far; slots owned by this object.
+    cdef cb.gb_keyset seen
+    # The last 8 stone arrays, for the feature planes.
+    cdef cb.gb_stone_history past
 
     __hash__ = None
 
     def __cinit__(self):
-        self.history = NULL
-        self.history_len = 0
-        self.history_cap = 0
+        self.seen.slots = NULL
 
     def __init__(self, size=19, komi=7.5, rules="tromp-taylor"):
         _check(cb.gb_board_init(&self.b, check_size(size)))
-        self._komi = _check_komi(komi)
+        self._komi = check_komi(komi)
         self._set_rules(rules)
-        self._record()
+        self._start_record()
 
     def __dealloc__(self):
-        PyMem_Free(self.history)
+        PyMem_Free(self.seen.slots)
+
+    cdef int _start_record(self) except -1:
+        """Forget the game so far: the current position is the first of the record."""
+        if self.seen.slots == NULL:
+            self.seen.slots = <uint64_t *>PyMem_Malloc(_INITIAL_SLOTS * sizeof(uint64_t))
+            if self.seen.slots == NULL:
+                raise MemoryError()
+            self.seen.mask = _INITIAL_SLOTS - 1
+        cb.gb_keyset_init(&self.seen, self.seen.slots, self.seen.mask + 1)
+        cb.gb_history_reset(&self.past, &self.b)
+        return self._record()
 
     cdef _set_rules(self, rules):
         self._rules = Rules.coerce(rules)
@@ -96,18 +99,23 @@ cdef class Board:
         self.crules.suicide = self._rules.suicide
 
     cdef int _record(self) except -1:
-        """Append the current position's superko key to the history."""
-        cdef int32_t cap
+        """Add the current position's superko key to the set, growing it when half full."""
+        cdef int32_t capacity = self.seen.mask + 1, i
+        cdef uint64_t *old = self.seen.slots
         cdef uint64_t *grown
-        if self.history_len == self.history_cap:
-            cap = max(64, 2 * self.history_cap)
-            grown = <uint64_t *>PyMem_Realloc(self.history, cap * sizeof(uint64_t))
+        cdef bint has_zero = self.seen.has_zero
+        if 2 * (self.seen.count + 1) > capacity:
+            grown = <uint64_t *>PyMem_Malloc(2 * capacity * sizeof(uint64_t))
             if grown == NULL:
                 raise MemoryError()
-            self.history = grown
-            self.history_cap = cap
-        self.history[self.history_len] = cb.gb_board_superko_key(&self.b, self.crules.ko)
-        self.history_len += 1
+            cb.gb_keyset_init(&self.seen, grown, 2 * capacity)
+            if has_zero:
+                cb.gb_keyset_insert(&self.seen, 0)
+            for i in range(capacity):
+                if old[i] != 0:
+                    cb.gb_keyset_insert(&self.seen, old[i])
+            PyMem_Free(old)
+        cb.gb_keyset_insert(&self.seen, cb.gb_board_superko_key(&self.b, self.crules.ko))
         return 0
 
     @classmethod
@@ -118,20 +126,13 @@ cdef class Board:
             ValueError: not square, size out of range, other values, a string without
                 liberty, or ``to_play`` not 1 or -1.
         """
-        arr = np.asarray(stones)
-        if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
-            raise ValueError(f"stones must be a square 2-D array, not shape {arr.shape}")
-        if arr.dtype.kind not in "iub":
-            raise TypeError(f"stones must hold integers, not {arr.dtype}")
-        if not np.isin(arr, (-1, 0, 1)).all():
-            raise ValueError("stones must hold only 1 (black), -1 (white) and 0 (empty)")
+        arr = check_stones(stones)
         if to_play not in (1, -1) or isinstance(to_play, bool):
             raise ValueError(f"to_play must be 1 (black) or -1 (white), not {to_play!r}")
         cdef Board board = cls(arr.shape[0], komi, rules)
-        cdef const int8_t[::1] flat = np.ascontiguousarray(arr, dtype=np.int8).ravel()
+        cdef const int8_t[::1] flat = np.ascontiguousarray(arr).ravel()
         _check(cb.gb_board_setup(&board.b, &flat[0], <int8_t>to_play))
-        board.history_len = 0
-        board._record()
+        board._start_record()
         return board
 
     # ---- properties ----------------------------------------------------------------
@@ -146,7 +147,7 @@ cdef class Board:
 
     @komi.setter
     def komi(self, value):
-        self._komi = _check_komi(value)
+        self._komi = check_komi(value)
 
     @property
     def rules(self):
@@ -228,8 +229,8 @@ cdef class Board:
             TypeError: ``move`` is not an int.
         """
         cdef cb.gb_loc loc = self._loc(move)
-        _check(cb.gb_board_play(&self.b, loc, &self.crules, self.history,
-                                self.history_len), move)
+        _check(cb.gb_board_play(&self.b, loc, &self.crules, &self.seen), move)
+        cb.gb_history_push(&self.past, &self.b)
         self._record()
 
     def play_gtp(self, vertex):
@@ -239,15 +240,13 @@ cdef class Board:
     def is_legal(self, move):
         """True if ``play(move)`` would succeed (False for out-of-range points)."""
         cdef cb.gb_loc loc = self._loc(move)
-        return cb.gb_board_legality(&self.b, loc, &self.crules, self.history,
-                                    self.history_len) == cb.GB_OK
+        return cb.gb_board_legality(&self.b, loc, &self.crules, &self.seen) == cb.GB_OK
 
     def legal_mask(self):
         """Bool array [N*N + 1]: which points (and pass, last) are legal."""
         mask = np.empty(self.b.size * self.b.size + 1, dtype=np.uint8)
         cdef uint8_t[::1] out = mask
-        cb.gb_board_legal_mask(&self.b, &self.crules, self.history, self.history_len,
-                               &out[0])
+        cb.gb_board_legal_mask(&self.b, &self.crules, &self.seen, &out[0])
         return mask.view(np.bool_)
 
     def legal_moves(self):
@@ -261,18 +260,19 @@ cdef class Board:
     # ---- copies and comparison -----------------------------------------------------
 
     def copy(self):
-        """An independent copy: one struct copy plus the superko history."""
+        """An independent copy: struct copies plus the superko key set."""
         cdef Board other = Board.__new__(Board)
+        cdef size_t nbytes = (self.seen.mask + 1) * sizeof(uint64_t)
         other.b = self.b
         other.crules = self.crules
         other._rules = self._rules
         other._komi = self._komi
-        other.history = <uint64_t *>PyMem_Malloc(self.history_cap * sizeof(uint64_t))
-        if other.history == NULL:
+        other.past = self.past
+        other.seen = self.seen
+        other.seen.slots = <uint64_t *>PyMem_Malloc(nbytes)
+        if other.seen.slots == NULL:
             raise MemoryError()
-        memcpy(other.history, self.history, self.history_len * sizeof(uint64_t))
-        other.history_len = self.history_len
-        other.history_cap = self.history_cap
+        memcpy(other.seen.slots, self.seen.slots, nbytes)
         return other
 
     def __copy__(self):
@@ -344,7 +344,7 @@ cdef class Board:
 
     def score(self, komi=None):
         """Tromp-Taylor area score from Black's view, minus komi (the board's if None)."""
-        cdef double k = self._komi if komi is None else _check_komi(komi)
+        cdef double k = self._komi if komi is None else check_komi(komi)
         return cb.gb_board_score(&self.b, k)
 
     def result(self):
@@ -361,8 +361,8 @@ cdef class Board:
         cdef int rc = cb.gb_board_check(&self.b)
         if rc != cb.GB_OK:
             raise AssertionError(cb.gb_strerror(rc).decode())
-        if (self.history_len < 1 or self.history[self.history_len - 1]
-                != cb.gb_board_superko_key(&self.b, self.crules.ko)):
+        if not cb.gb_keyset_contains(
+                &self.seen, cb.gb_board_superko_key(&self.b, self.crules.ko)):
             raise AssertionError("invariant broken: superko history")
 
     def __repr__(self):

@@ -267,19 +267,9 @@ gb_board_situation_hash(const gb_board *b)
     return h;
 }
 
-static bool
-in_history(uint64_t key, const uint64_t *history, int32_t n)
-{
-    for (int32_t i = 0; i < n; i++) {
-        if (history[i] == key)
-            return true;
-    }
-    return false;
-}
-
 int
 gb_board_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
-                  const uint64_t *history, int32_t n)
+                  const gb_keyset *history)
 {
     if (v != GB_PASS_LOC && (v <= 0 || v >= GB_ARR_SIZE || b->color[v] == GB_WALL))
         return GB_ERR_OFF_BOARD;
@@ -313,7 +303,7 @@ gb_board_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
     bool suicide = !has_liberty && ncaptured == 0;
     if (suicide && (!has_friend || !rules->suicide))
         return GB_ERR_SUICIDE;
-    if (rules->ko == GB_KO_SIMPLE)
+    if (rules->ko == GB_KO_SIMPLE || history == NULL)
         return GB_OK;
 
     /* The hash after the move, without making it: a string touched from two sides must
@@ -336,18 +326,18 @@ gb_board_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
                 h ^= string_hash(b, friends[i]);
         }
     }
-    if (in_history(superko_key(h, (gb_color)-c, rules->ko), history, n))
+    if (gb_keyset_contains(history, superko_key(h, (gb_color)-c, rules->ko)))
         return GB_ERR_SUPERKO;
     return GB_OK;
 }
 
 void
-gb_board_legal_mask(const gb_board *b, const gb_rules *rules, const uint64_t *history,
-                    int32_t n, uint8_t *out)
+gb_board_legal_mask(const gb_board *b, const gb_rules *rules, const gb_keyset *history,
+                    uint8_t *out)
 {
     int points = b->size * b->size;
     for (int p = 0; p < points; p++)
-        out[p] = gb_board_legality(b, gb_board_loc(b, p), rules, history, n) == GB_OK;
+        out[p] = gb_board_legality(b, gb_board_loc(b, p), rules, history) == GB_OK;
     out[points] = !gb_board_is_over(b);
 }
 
@@ -461,10 +451,9 @@ gb_board_play_unchecked(gb_board *b, gb_loc v)
 }
 
 int
-gb_board_play(gb_board *b, gb_loc v, const gb_rules *rules, const uint64_t *history,
-              int32_t n)
+gb_board_play(gb_board *b, gb_loc v, const gb_rules *rules, const gb_keyset *history)
 {
-    int rc = gb_board_legality(b, v, rules, history, n);
+    int rc = gb_board_legality(b, v, rules, history);
     if (rc == GB_OK)
         gb_board_play_unchecked(b, v);
     return rc;

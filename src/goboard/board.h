@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "gb_config.h"
+#include "keyset.h"
 
 /* ---- Types ------------------------------------------------------------------------ */
 
@@ -84,14 +85,15 @@ uint64_t gb_board_superko_key(const gb_board *b, int ko_rule);
 uint64_t gb_board_situation_hash(const gb_board *b);
 
 /* GB_OK if the side to move may play loc (an on-board loc or GB_PASS_LOC), else the
- * reason. history[0..n) are superko keys of earlier positions (ignored for simple ko).
- * Reasons are checked in the order: off-board, game over, occupied, ko, suicide, superko. */
+ * reason. `history` holds the superko keys of the game's positions (ignored for simple
+ * ko; NULL means no history). Reasons are checked in the order: off-board, game over,
+ * occupied, ko, suicide, superko. */
 int gb_board_legality(const gb_board *b, gb_loc loc, const gb_rules *rules,
-                      const uint64_t *history, int32_t n);
+                      const gb_keyset *history);
 
 /* out[point] = 1 if legal, else 0, for every point and pass (index size * size). */
-void gb_board_legal_mask(const gb_board *b, const gb_rules *rules, const uint64_t *history,
-                         int32_t n, uint8_t *out);
+void gb_board_legal_mask(const gb_board *b, const gb_rules *rules,
+                         const gb_keyset *history, uint8_t *out);
 
 /* out[point] = +1/-1 for points owned by black/white under Tromp-Taylor (the stone's own
  * colour, or the one colour an empty region reaches), 0 for neutral points. */
@@ -103,9 +105,9 @@ double gb_board_score(const gb_board *b, double komi);
 /* ---- Mutations -------------------------------------------------------------------- */
 
 /* Plays loc for the side to move if gb_board_legality() allows it; otherwise returns the
- * reason and leaves b untouched. */
-int gb_board_play(gb_board *b, gb_loc loc, const gb_rules *rules, const uint64_t *history,
-                  int32_t n);
+ * reason and leaves b untouched. Does not add the new position to `history`. */
+int gb_board_play(gb_board *b, gb_loc loc, const gb_rules *rules,
+                  const gb_keyset *history);
 
 /* Plays loc for the side to move without checks. Precondition: the move is legal under
  * some rules (multi-stone suicide is carried out; superko is not looked at). */

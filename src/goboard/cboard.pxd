@@ -1,5 +1,5 @@
 # Declarations mirroring gb_config.h, zobrist.h and board.h, in their order. No logic.
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
 
 
 cdef extern from "gb_config.h" nogil:
@@ -39,6 +39,18 @@ cdef extern from "zobrist.h" nogil:
     uint64_t gb_zobrist_stone(gb_color c, gb_loc loc)
 
 
+cdef extern from "keyset.h" nogil:
+    ctypedef struct gb_keyset:
+        uint64_t *slots
+        int32_t mask
+        int32_t count
+        bint has_zero
+
+    void gb_keyset_init(gb_keyset *set, uint64_t *slots, int32_t capacity)
+    bint gb_keyset_contains(const gb_keyset *set, uint64_t key)
+    bint gb_keyset_insert(gb_keyset *set, uint64_t key)
+
+
 cdef extern from "board.h" nogil:
     ctypedef struct gb_rules:
         int8_t ko
@@ -71,16 +83,55 @@ cdef extern from "board.h" nogil:
     uint64_t gb_board_superko_key(const gb_board *b, int ko_rule)
     uint64_t gb_board_situation_hash(const gb_board *b)
     int gb_board_legality(const gb_board *b, gb_loc loc, const gb_rules *rules,
-                          const uint64_t *history, int32_t n)
+                          const gb_keyset *history)
     void gb_board_legal_mask(const gb_board *b, const gb_rules *rules,
-                             const uint64_t *history, int32_t n, uint8_t *out)
+                             const gb_keyset *history, uint8_t *out)
     void gb_board_ownership(const gb_board *b, int8_t *out)
     double gb_board_score(const gb_board *b, double komi)
 
     int gb_board_play(gb_board *b, gb_loc loc, const gb_rules *rules,
-                      const uint64_t *history, int32_t n)
+                      const gb_keyset *history)
     void gb_board_play_unchecked(gb_board *b, gb_loc loc)
     int gb_board_resign(gb_board *b)
 
     int gb_board_check(const gb_board *b)
     const char *gb_strerror(int code)
+
+
+cdef extern from "playout.h" nogil:
+    ctypedef struct gb_rng:
+        uint64_t state
+
+    void gb_rng_seed(gb_rng *rng, uint64_t seed, uint64_t stream)
+    bint gb_board_is_true_eye(const gb_board *b, gb_loc loc, gb_color c)
+    int gb_playout(gb_board *b, gb_rng *rng, int max_moves)
+    void gb_playouts(const gb_board *start, int64_t n, uint64_t seed, int max_moves,
+                     double komi, double *scores, int32_t *placed, int32_t *ownership)
+    uint64_t gb_perft(const gb_board *b, const gb_rules *rules, gb_keyset *history,
+                      int depth)
+
+
+cdef extern from "planes.h" nogil:
+    enum:
+        GB_HISTORY
+        GB_FEATURES_AGZ17
+        GB_FEATURES_LZ18
+
+    ctypedef struct gb_stone_history:
+        int8_t count
+        int8_t latest
+
+    ctypedef struct gb_plane_info:
+        const char *name
+        const char *description
+
+    int gb_features_count(int set)
+    const gb_plane_info *gb_features_plane(int set, int i)
+    void gb_history_reset(gb_stone_history *h, const gb_board *b)
+    void gb_history_push(gb_stone_history *h, const gb_board *b)
+    int gb_features_write_f32(const gb_board *const *boards,
+                              const gb_stone_history *const *histories, int64_t n,
+                              int set, float *out, int64_t stride_b, int64_t stride_c)
+    int gb_features_write_u8(const gb_board *const *boards,
+                             const gb_stone_history *const *histories, int64_t n,
+                             int set, uint8_t *out, int64_t stride_b, int64_t stride_c)

@@ -1,4 +1,4 @@
-"""Exceptions raised by goboard (pure Python so stubs and other packages can import them)."""
+"""Exceptions of goboard (pure Python, so stubs and other packages can import them)."""
 
 from __future__ import annotations
 

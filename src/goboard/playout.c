@@ -143,23 +143,23 @@ gb_playouts(const gb_board *start, int64_t n, uint64_t seed, int max_moves, doub
 
 /* Counts legal moves (pass included) without making them: the last ply of perft. */
 static uint64_t
-count_legal(const gb_board *b, const gb_rules *rules, const uint64_t *history, int32_t n)
+count_legal(const gb_board *b, const gb_rules *rules, const gb_keyset *history)
 {
     if (gb_board_is_over(b))
         return 0;
     uint64_t count = 1; /* pass */
     for (int i = 0; i < b->num_empty; i++)
-        count += gb_board_legality(b, b->empty[i], rules, history, n) == GB_OK;
+        count += gb_board_legality(b, b->empty[i], rules, history) == GB_OK;
     return count;
 }
 
 uint64_t
-gb_perft(const gb_board *b, const gb_rules *rules, uint64_t *history, int32_t n, int depth)
+gb_perft(const gb_board *b, const gb_rules *rules, gb_keyset *history, int depth)
 {
     if (depth <= 0)
         return 1;
     if (depth == 1)
-        return count_legal(b, rules, history, n);
+        return count_legal(b, rules, history);
     if (gb_board_is_over(b))
         return 0;
     uint64_t leaves = 0;
@@ -170,12 +170,15 @@ gb_perft(const gb_board *b, const gb_rules *rules, uint64_t *history, int32_t n,
     memcpy(candidates, b->empty, (size_t)ncand * sizeof(gb_loc));
     candidates[ncand++] = GB_PASS_LOC;
     for (int i = 0; i < ncand; i++) {
-        if (gb_board_legality(b, candidates[i], rules, history, n) != GB_OK)
+        if (gb_board_legality(b, candidates[i], rules, history) != GB_OK)
             continue;
         memcpy(&child, b, sizeof child);
         gb_board_play_unchecked(&child, candidates[i]);
-        history[n] = gb_board_superko_key(&child, rules->ko);
-        leaves += gb_perft(&child, rules, history, n + 1, depth - 1);
+        uint64_t key = gb_board_superko_key(&child, rules->ko);
+        bool added = gb_keyset_insert(history, key);
+        leaves += gb_perft(&child, rules, history, depth - 1);
+        if (added)
+            gb_keyset_remove_last(history, key);
     }
     return leaves;
 }

@@ -39,9 +39,9 @@ void gb_playouts(const gb_board *start, int64_t n, uint64_t seed, int max_moves,
                  double komi, double *scores, int32_t *placed, int32_t *ownership);
 
 /* Leaves of the legal-move tree of the given depth below b (pass included; a finished
- * game has no moves), under `rules` with the board's superko history history[0..n).
- * history must have room for n + depth keys (the search appends to it). */
-uint64_t gb_perft(const gb_board *b, const gb_rules *rules, uint64_t *history, int32_t n,
-                  int depth);
+ * game has no moves) under `rules`, with the game's superko keys in `history`. The
+ * search adds and removes keys as it goes (restored on return), so history needs room
+ * for depth more keys. */
+uint64_t gb_perft(const gb_board *b, const gb_rules *rules, gb_keyset *history, int depth);
 
 #endif /* GB_PLAYOUT_H */

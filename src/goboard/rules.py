@@ -25,6 +25,8 @@ would be a pass in disguise). Only multi-stone suicide is governed by ``suicide`
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 
 KO_RULES = ("simple", "positional", "situational")
@@ -32,7 +34,7 @@ KO_RULES = ("simple", "positional", "situational")
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """A rule set: ``ko`` in :data:`KO_RULES`, ``suicide`` allows multi-stone suicide."""
+    """A rule set: a ``ko`` rule and whether multi-stone ``suicide`` is allowed."""
 
     ko: str = "positional"
     suicide: bool = True
@@ -41,7 +43,8 @@ class Rules:
         if self.ko not in KO_RULES:
             raise ValueError(f"ko must be one of {KO_RULES}, not {self.ko!r}")
         if not isinstance(self.suicide, bool):
-            raise TypeError(f"suicide must be a bool, not {type(self.suicide).__name__}")
+            kind = type(self.suicide).__name__
+            raise TypeError(f"suicide must be a bool, not {kind}")
 
     @property
     def name(self) -> str:
@@ -63,9 +66,20 @@ class Rules:
                 raise ValueError(
                     f"unknown rules {rules!r}; presets are {sorted(PRESETS)}"
                 ) from None
-        raise TypeError(f"rules must be a preset name or Rules, not {type(rules).__name__}")
+        kind = type(rules).__name__
+        raise TypeError(f"rules must be a preset name or Rules, not {kind}")
 
 
 TROMP_TAYLOR = Rules(ko="positional", suicide=True)
 CHINESE = Rules(ko="situational", suicide=False)
 PRESETS = {"tromp-taylor": TROMP_TAYLOR, "chinese": CHINESE}
+
+
+def check_komi(komi: object) -> float:
+    """Return ``komi`` as a float if it is a finite real number, else raise."""
+    if isinstance(komi, bool) or not isinstance(komi, numbers.Real):
+        raise TypeError(f"komi must be a real number, not {type(komi).__name__}")
+    value = float(komi)
+    if not math.isfinite(value):
+        raise ValueError(f"komi must be finite, not {value}")
+    return value

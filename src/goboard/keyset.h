@@ -1,0 +1,28 @@
+/* keyset.h: a set of 64-bit superko keys (open addressing, linear probing), so a legality
+ * check costs O(1) however long the game. The caller owns and sizes the slot array. */
+#ifndef GB_KEYSET_H
+#define GB_KEYSET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct gb_keyset {
+    uint64_t *slots; /* mask + 1 entries, a power of two; 0 marks a free slot */
+    int32_t mask;    /* capacity - 1 */
+    int32_t count;   /* keys held, key 0 included; keep count <= capacity / 2 */
+    bool has_zero;   /* key 0 (the empty board's hash) cannot live in a slot */
+} gb_keyset;
+
+/* Empties the set over slots[0..capacity) (capacity a power of two >= 2). */
+void gb_keyset_init(gb_keyset *set, uint64_t *slots, int32_t capacity);
+
+bool gb_keyset_contains(const gb_keyset *set, uint64_t key);
+
+/* Adds key; returns false if it was already there. Precondition: count < capacity / 2. */
+bool gb_keyset_insert(gb_keyset *set, uint64_t key);
+
+/* Removes key, which the most recent successful insert added (LIFO order only: with
+ * linear probing, only a key inserted later could have probed past its slot). */
+void gb_keyset_remove_last(gb_keyset *set, uint64_t key);
+
+#endif /* GB_KEYSET_H */
