@@ -1,6 +1,16 @@
 """goboard: a compiled Go rules core (C, wrapped with Cython) and its Python helpers."""
 
-from ._board import Board, zobrist_keys
+from . import symmetries
+from ._board import (
+    FEATURE_KINDS,
+    Board,
+    feature_planes,
+    features_batch,
+    legal_mask_batch,
+    perft,
+    playouts,
+    zobrist_keys,
+)
 from .constants import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE
 from .errors import IllegalMoveError
 from .rules import CHINESE, TROMP_TAYLOR, Rules
@@ -9,6 +19,7 @@ __all__ = [
     "BLACK",
     "CHINESE",
     "EMPTY",
+    "FEATURE_KINDS",
     "MAX_SIZE",
     "MIN_SIZE",
     "TROMP_TAYLOR",
@@ -16,5 +27,11 @@ __all__ = [
     "Board",
     "IllegalMoveError",
     "Rules",
+    "feature_planes",
+    "features_batch",
+    "legal_mask_batch",
+    "perft",
+    "playouts",
+    "symmetries",
     "zobrist_keys",
 ]

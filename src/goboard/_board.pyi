@@ -1,6 +1,7 @@
 """Stub for the compiled goboard._board (checked against it with mypy.stubtest)."""
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -8,8 +9,43 @@ from typing_extensions import Self, disjoint_base
 
 from .rules import Rules
 
+FEATURE_KINDS: tuple[str, ...]
+
 def zobrist_keys(size: int) -> NDArray[np.uint64]:
     """Zobrist keys [2, N*N]: black stones then white stones."""
+
+def feature_planes(kind: str) -> list[tuple[str, str]]: ...
+def features_batch(
+    boards: Iterable[Board],
+    kind: str = "agz17",
+    out: NDArray[Any] | None = None,
+    dtype: Any = None,
+) -> NDArray[Any]:
+    """Planes [B, C, N, N], float32 (default) or uint8."""
+
+def legal_mask_batch(
+    boards: Iterable[Board], out: NDArray[np.bool_] | None = None
+) -> NDArray[np.bool_]:
+    """Legal masks [B, N*N + 1]."""
+
+@overload
+def playouts(
+    board: Board,
+    n: int,
+    seed: int,
+    max_moves: int | None = None,
+    ownership: Literal[False] = False,
+) -> tuple[NDArray[np.float64], NDArray[np.int32]]: ...
+@overload
+def playouts(
+    board: Board,
+    n: int,
+    seed: int,
+    max_moves: int | None = None,
+    *,
+    ownership: Literal[True],
+) -> tuple[NDArray[np.float64], NDArray[np.int32], NDArray[np.int32]]: ...
+def perft(board: Board, depth: int) -> int: ...
 
 @disjoint_base
 class Board:
@@ -75,4 +111,10 @@ class Board:
         """[N, N]: +1 black area, -1 white area, 0 neutral."""
     def score(self, komi: float | None = None) -> float: ...
     def result(self) -> str: ...
+    def random_playout(self, seed: int, max_moves: int | None = None) -> float: ...
+    def is_true_eye(self, point: int, colour: int) -> bool: ...
+    def features(
+        self, kind: str = "agz17", out: NDArray[Any] | None = None, dtype: Any = None
+    ) -> NDArray[Any]:
+        """Planes [C, N, N] from the side to move's view."""
     def _check_invariants(self) -> None: ...

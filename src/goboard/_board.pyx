@@ -1,7 +1,7 @@
 """The compiled board: a thin wrapper that validates, calls the C core, maps errors."""
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy
 
 from . cimport cboard as cb
@@ -85,7 +85,8 @@ cdef class Board:
     cdef int _start_record(self) except -1:
         """Forget the game so far: the current position is the first of the record."""
         if self.seen.slots == NULL:
-            self.seen.slots = <uint64_t *>PyMem_Malloc(_INITIAL_SLOTS * sizeof(uint64_t))
+            self.seen.slots = <uint64_t *>PyMem_Malloc(
+                _INITIAL_SLOTS * sizeof(uint64_t))
             if self.seen.slots == NULL:
                 raise MemoryError()
             self.seen.mask = _INITIAL_SLOTS - 1
@@ -99,7 +100,7 @@ cdef class Board:
         self.crules.suicide = self._rules.suicide
 
     cdef int _record(self) except -1:
-        """Add the current position's superko key to the set, growing it when half full."""
+        """Add the current position's superko key to the set (grown when half full)."""
         cdef int32_t capacity = self.seen.mask + 1, i
         cdef uint64_t *old = self.seen.slots
         cdef uint64_t *grown
@@ -115,7 +116,8 @@ cdef class Board:
                 if old[i] != 0:
                     cb.gb_keyset_insert(&self.seen, old[i])
             PyMem_Free(old)
-        cb.gb_keyset_insert(&self.seen, cb.gb_board_superko_key(&self.b, self.crules.ko))
+        cb.gb_keyset_insert(&self.seen,
+                            cb.gb_board_superko_key(&self.b, self.crules.ko))
         return 0
 
     @classmethod
@@ -128,7 +130,8 @@ cdef class Board:
         """
         arr = check_stones(stones)
         if to_play not in (1, -1) or isinstance(to_play, bool):
-            raise ValueError(f"to_play must be 1 (black) or -1 (white), not {to_play!r}")
+            raise ValueError(
+                f"to_play must be 1 (black) or -1 (white), not {to_play!r}")
         cdef Board board = cls(arr.shape[0], komi, rules)
         cdef const int8_t[::1] flat = np.ascontiguousarray(arr).ravel()
         _check(cb.gb_board_setup(&board.b, &flat[0], <int8_t>to_play))
@@ -250,12 +253,37 @@ cdef class Board:
         return mask.view(np.bool_)
 
     def legal_moves(self):
-        """Sorted int array of the legal points, pass included while the game goes on."""
+        """Sorted int array of the legal points, pass included until the game ends."""
         return np.flatnonzero(self.legal_mask())
 
     def resign(self):
         """The side to move resigns; the game is over."""
         _check(cb.gb_board_resign(&self.b))
+
+    # ---- playouts and features -----------------------------------------------------
+
+    def random_playout(self, seed, max_moves=None):
+        """Final Tromp-Taylor score of one random playout from here (board unchanged).
+
+        The policy and its simple-ko-only rule are described in ``playouts``.
+        """
+        scores, _ = playouts(self, 1, seed, max_moves)
+        return float(scores[0])
+
+    def is_true_eye(self, point, colour):
+        """True if the empty ``point`` is a true eye of ``colour`` (playout rule)."""
+        cdef cb.gb_loc v = self._point_loc(point)
+        if colour not in (1, -1) or isinstance(colour, bool):
+            raise ValueError(f"colour must be 1 (black) or -1 (white), not {colour!r}")
+        return cb.gb_board_is_true_eye(&self.b, v, <cb.gb_color>colour)
+
+    def features(self, kind="agz17", out=None, dtype=None):
+        """Input planes [C, N, N] of this position, from the side to move's view.
+
+        ``out`` (float32 or uint8, C-contiguous) is filled and returned if given.
+        """
+        batch_out = None if out is None else _with_batch_axis(out)
+        return features_batch([self], kind, batch_out, dtype)[0]
 
     # ---- copies and comparison -----------------------------------------------------
 
@@ -343,12 +371,12 @@ cdef class Board:
         return arr
 
     def score(self, komi=None):
-        """Tromp-Taylor area score from Black's view, minus komi (the board's if None)."""
+        """Tromp-Taylor area from Black's view minus komi (the board's if None)."""
         cdef double k = self._komi if komi is None else check_komi(komi)
         return cb.gb_board_score(&self.b, k)
 
     def result(self):
-        """SGF/GTP result: "B+3.5", "W+0.5", "0" for a tie, "B+R"/"W+R" on resignation."""
+        """SGF/GTP result: "B+3.5", "W+0.5", "0" (tie), "B+R"/"W+R" (resignation)."""
         if self.b.resigned != cb.GB_EMPTY:
             return "W+R" if self.b.resigned == cb.GB_BLACK else "B+R"
         s = self.score()
@@ -372,3 +400,218 @@ cdef class Board:
     def __str__(self):
         from .text import render
         return render(self)
+
+
+# ---- batched entry points: one C loop each, without the GIL --------------------------
+
+FEATURE_KINDS = ("agz17", "lz18")
+_FEATURE_SETS = {"agz17": cb.GB_FEATURES_AGZ17, "lz18": cb.GB_FEATURES_LZ18}
+
+
+cdef int _feature_set(kind) except -1:
+    try:
+        return _FEATURE_SETS[kind]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown feature kind {kind!r}; kinds are {FEATURE_KINDS}") from None
+
+
+def feature_planes(kind):
+    """[(name, description)] of the planes of ``kind``, in plane order."""
+    cdef int fs = _feature_set(kind)
+    cdef const cb.gb_plane_info *info
+    planes = []
+    for i in range(cb.gb_features_count(fs)):
+        info = cb.gb_features_plane(fs, i)
+        planes.append((info.name.decode(), info.description.decode()))
+    return planes
+
+
+def _with_batch_axis(out):
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
+    return out[np.newaxis]
+
+
+cdef list _same_size_boards(boards):
+    """The boards as a list (which keeps them alive while C reads them), checked."""
+    try:
+        batch = list(boards)
+    except TypeError:
+        raise TypeError("boards must be an iterable of goboard.Board") from None
+    if not batch:
+        raise ValueError("the batch is empty")
+    for board in batch:
+        if not isinstance(board, Board):
+            raise TypeError(f"boards must be goboard.Board, not {type(board).__name__}")
+        if (<Board>board).b.size != (<Board>batch[0]).b.size:
+            raise ValueError("all boards of a batch must have the same size")
+    return batch
+
+
+def _check_out(out, shape, dtypes):
+    """Validate a caller-owned output array: type, dtype, shape, layout."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
+    if out.dtype not in dtypes:
+        names = " or ".join(str(np.dtype(d)) for d in dtypes)
+        raise TypeError(f"out must have dtype {names}, not {out.dtype}")
+    if out.shape != shape:
+        raise ValueError(f"out must have shape {shape}, not {out.shape}")
+    if not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError("out must be a writeable C-contiguous array")
+
+
+def features_batch(boards, kind="agz17", out=None, dtype=None):
+    """Input planes [B, C, N, N] for a batch of same-size boards, in one C loop.
+
+    Args:
+        boards: the positions (goboard.Board), all of one size.
+        kind: a plane set of ``FEATURE_KINDS`` (see ``feature_planes``).
+        out: optional float32 or uint8 C-contiguous array to fill and return.
+        dtype: float32 (default) or uint8, for a new array when ``out`` is None.
+
+    Raises:
+        TypeError: a non-board, or ``out``/``dtype`` of the wrong type.
+        ValueError: an empty batch, mixed sizes, unknown kind, wrong ``out`` shape.
+    """
+    cdef list batch = _same_size_boards(boards)
+    cdef int fs = _feature_set(kind)
+    cdef int64_t n = len(batch), i
+    cdef int size = (<Board>batch[0]).b.size
+    shape = (n, cb.gb_features_count(fs), size, size)
+    if out is None:
+        dt = np.dtype(np.float32 if dtype is None else dtype)
+        if dt not in (np.float32, np.uint8):
+            raise TypeError(f"dtype must be float32 or uint8, not {dt}")
+        out = np.empty(shape, dtype=dt)
+    else:
+        _check_out(out, shape, (np.float32, np.uint8) if dtype is None else (dtype,))
+    cdef const cb.gb_board **bp = <const cb.gb_board **>PyMem_Malloc(
+        n * sizeof(cb.gb_board *))
+    cdef const cb.gb_stone_history **hp = <const cb.gb_stone_history **>PyMem_Malloc(
+        n * sizeof(cb.gb_stone_history *))
+    cdef float[::1] f32
+    cdef uint8_t[::1] u8
+    cdef int64_t stride_c = size * size, stride_b = shape[1] * stride_c
+    try:
+        if bp == NULL or hp == NULL:
+            raise MemoryError()
+        for i in range(n):
+            bp[i] = &(<Board>batch[i]).b
+            hp[i] = &(<Board>batch[i]).past
+        if out.dtype == np.float32:
+            f32 = out.reshape(-1)
+            with nogil:
+                cb.gb_features_write_f32(bp, hp, n, fs, &f32[0], stride_b, stride_c)
+        else:
+            u8 = out.reshape(-1)
+            with nogil:
+                cb.gb_features_write_u8(bp, hp, n, fs, &u8[0], stride_b, stride_c)
+    finally:
+        PyMem_Free(bp)
+        PyMem_Free(hp)
+    return out
+
+
+def legal_mask_batch(boards, out=None):
+    """Legal masks [B, N*N + 1] (bool) of a batch of same-size boards, in one C loop."""
+    cdef list batch = _same_size_boards(boards)
+    cdef int64_t n = len(batch), i
+    cdef int size = (<Board>batch[0]).b.size
+    cdef int64_t width = size * size + 1
+    shape = (n, width)
+    if out is None:
+        out = np.empty(shape, dtype=np.bool_)
+    else:
+        _check_out(out, shape, (np.bool_,))
+    cdef uint8_t[::1] flat = out.reshape(-1).view(np.uint8)
+    cdef Board board
+    for i in range(n):
+        board = batch[i]
+        with nogil:
+            cb.gb_board_legal_mask(&board.b, &board.crules, &board.seen,
+                                   &flat[i * width])
+    return out
+
+
+cdef uint64_t _seed(seed) except? 0:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    return int(seed) % (1 << 64)
+
+
+cdef int64_t _count(value, what) except -1:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    if not 0 <= value < (1 << 31):
+        raise ValueError(f"{what} must be in 0..2**31 - 1, not {value}")
+    return value
+
+
+def playouts(board, n, seed, max_moves=None, ownership=False):
+    """Run ``n`` random playouts from ``board`` in one C loop without the GIL.
+
+    Each playout plays, for the side to move, a uniformly random legal move that does
+    not fill one of its own true eyes (see ``Board.is_true_eye``), passes when none is
+    left, and stops after two passes in a row or ``max_moves`` moves (default 3 N^2).
+    Playouts use simple ko and forbid suicide whatever the board's rules: superko needs
+    the game record, which they do not carry. Playout i draws from stream i of ``seed``,
+    so the results are reproducible and independent of how a batch is split.
+
+    Returns:
+        (scores, stones): float64 [n] Tromp-Taylor scores of the final positions (black
+        minus white minus komi) and int32 [n] stones each playout placed; with
+        ``ownership=True`` also int32 [N, N], the sum over playouts of each point's
+        final owner (+1 black, -1 white), so ``ownership / n`` is the mean.
+    """
+    if not isinstance(board, Board):
+        raise TypeError(f"board must be a goboard.Board, not {type(board).__name__}")
+    cdef Board start = board
+    cdef int64_t count = _count(n, "n")
+    cdef uint64_t s = _seed(seed)
+    cdef int size = start.b.size
+    cdef int moves = 3 * size * size
+    if max_moves is not None:
+        moves = _count(max_moves, "max_moves")
+    scores = np.zeros(count, dtype=np.float64)
+    placed = np.zeros(count, dtype=np.int32)
+    owners = np.zeros((size, size), dtype=np.int32)
+    cdef double[::1] sc = scores
+    cdef int32_t[::1] pl = placed
+    cdef int32_t[:, ::1] ow = owners
+    cdef int32_t *own = &ow[0, 0] if ownership else NULL
+    if count > 0:
+        with nogil:
+            cb.gb_playouts(&start.b, count, s, moves, start._komi, &sc[0], &pl[0], own)
+    return (scores, placed, owners) if ownership else (scores, placed)
+
+
+def perft(board, depth):
+    """Leaves of the legal-move tree ``depth`` moves deep (pass included) under the
+    board's own rules and superko history; a finished game has no moves."""
+    if not isinstance(board, Board):
+        raise TypeError(f"board must be a goboard.Board, not {type(board).__name__}")
+    cdef Board start = board
+    cdef int d = _count(depth, "depth")
+    # A private key set with room for the keys the search adds along a line.
+    cdef int32_t capacity = 2
+    while capacity < 2 * (start.seen.count + d + 1):
+        capacity *= 2
+    cdef uint64_t *slots = <uint64_t *>PyMem_Malloc(capacity * sizeof(uint64_t))
+    if slots == NULL:
+        raise MemoryError()
+    cdef cb.gb_keyset keys
+    cdef uint64_t leaves
+    cb.gb_keyset_init(&keys, slots, capacity)
+    if start.seen.has_zero:
+        cb.gb_keyset_insert(&keys, 0)
+    for i in range(start.seen.mask + 1):
+        if start.seen.slots[i] != 0:
+            cb.gb_keyset_insert(&keys, start.seen.slots[i])
+    try:
+        with nogil:
+            leaves = cb.gb_perft(&start.b, &start.crules, &keys, d)
+    finally:
+        PyMem_Free(slots)
+    return leaves
