@@ -136,7 +136,7 @@ def assert_illegal(board: Any, move: int, reason: str) -> None:
     assert board.is_legal(move) is False, f"is_legal({move}) should be False ({reason})"
     if 0 <= move <= n2:
         assert not board.legal_mask()[move]
-    assert move not in board.legal_moves().tolist()
+    assert move not in board.legal_moves()
     with pytest.raises(IllegalMoveError) as info:
         board.play(move)
     assert info.value.reason == reason, (
@@ -172,7 +172,7 @@ def assert_consistent(board: Any) -> None:
     mask = board.legal_mask()
     assert mask.shape == (n * n + 1,) and mask.dtype == np.bool_
     moves = board.legal_moves()
-    assert moves.tolist() == np.flatnonzero(mask).tolist()
+    assert moves == np.flatnonzero(mask).tolist()
     assert bool(mask[n * n]) is (not board.is_over)
     assert not mask[: n * n][stones.reshape(-1) != 0].any(), "occupied point legal"
     assert board == board.copy()

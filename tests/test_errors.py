@@ -35,7 +35,7 @@ def test_bad_board_size(impl, size, error):
 def test_smallest_and_largest_sizes(impl, size):
     board = impl(size)
     assert board.size == size
-    assert board.legal_moves().tolist() == list(range(size * size + 1))
+    assert board.legal_moves() == list(range(size * size + 1))
 
 
 def test_defaults(impl):

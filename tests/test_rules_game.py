@@ -161,7 +161,7 @@ def test_passes_and_game_over(impl, case):
     board = run_case(impl, case)
     n = board.size
     if board.is_over:
-        assert board.legal_moves().tolist() == []
+        assert board.legal_moves() == []
         assert not board.legal_mask().any()
         assert not any(board.is_legal(p) for p in range(n * n + 1))
 

@@ -1,7 +1,10 @@
 """The compiled board: a thin wrapper that validates, calls the C core, maps errors."""
 
+from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_GET_ITEM
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy
 
 from . cimport cboard as cb
@@ -20,6 +23,9 @@ _KO_RULES = {"simple": cb.GB_KO_SIMPLE, "positional": cb.GB_KO_POSITIONAL,
 _ILLEGAL = {cb.GB_ERR_OFF_BOARD, cb.GB_ERR_OCCUPIED, cb.GB_ERR_KO, cb.GB_ERR_SUICIDE,
             cb.GB_ERR_SUPERKO, cb.GB_ERR_GAME_OVER}
 
+
+# Python ints of every point, so legal_moves() allocates no int objects.
+cdef tuple _POINTS = tuple(range(cb.GB_MAX_POINTS + 1))
 
 # Superko key slots a new board starts with (doubled when half full).
 DEF _INITIAL_SLOTS = 128
@@ -209,6 +215,9 @@ cdef class Board:
 
     cdef cb.gb_loc _loc(self, move) except -1:
         """Mailbox loc of a move, or GB_NULL_LOC (off-board) for out-of-range ints."""
+        cdef int n = self.b.size * self.b.size
+        if type(move) is int and 0 <= move <= n:  # the common case, checked cheaply
+            return cb.GB_PASS_LOC if move == n else cb.gb_board_loc(&self.b, move)
         if isinstance(move, bool):
             raise TypeError("a move must be an int point, not bool")
         try:
@@ -216,7 +225,6 @@ cdef class Board:
         except TypeError:
             raise TypeError(
                 f"a move must be an int point, not {type(move).__name__}") from None
-        cdef int n = self.b.size * self.b.size
         if m == n:
             return cb.GB_PASS_LOC
         if 0 <= m < n:
@@ -253,8 +261,17 @@ cdef class Board:
         return mask.view(np.bool_)
 
     def legal_moves(self):
-        """Sorted int array of the legal points, pass included until the game ends."""
-        return np.flatnonzero(self.legal_mask())
+        """Sorted list of the legal points, pass (N*N) last, empty once the game ends."""
+        cdef int16_t points[cb.GB_MAX_POINTS + 1]
+        cdef int count = cb.gb_board_legal_points(&self.b, &self.crules, &self.seen,
+                                                  points)
+        cdef list moves = PyList_New(count)
+        cdef object point
+        for i in range(count):
+            point = <object>PyTuple_GET_ITEM(_POINTS, points[i])
+            Py_INCREF(point)  # PyList_SET_ITEM steals the reference
+            PyList_SET_ITEM(moves, i, point)
+        return moves
 
     def resign(self):
         """The side to move resigns; the game is over."""
@@ -282,8 +299,10 @@ cdef class Board:
 
         ``out`` (float32 or uint8, C-contiguous) is filled and returned if given.
         """
-        batch_out = None if out is None else _with_batch_axis(out)
-        return features_batch([self], kind, batch_out, dtype)[0]
+        if out is None:
+            return features_batch([self], kind, None, dtype)[0]
+        features_batch([self], kind, _with_batch_axis(out), dtype)
+        return out
 
     # ---- copies and comparison -----------------------------------------------------
 
@@ -480,13 +499,13 @@ def features_batch(boards, kind="agz17", out=None, dtype=None):
     cdef int64_t n = len(batch), i
     cdef int size = (<Board>batch[0]).b.size
     shape = (n, cb.gb_features_count(fs), size, size)
+    dt = np.dtype(np.float32 if dtype is None else dtype)
+    if dt not in (np.float32, np.uint8):
+        raise TypeError(f"dtype must be float32 or uint8, not {dt}")
     if out is None:
-        dt = np.dtype(np.float32 if dtype is None else dtype)
-        if dt not in (np.float32, np.uint8):
-            raise TypeError(f"dtype must be float32 or uint8, not {dt}")
         out = np.empty(shape, dtype=dt)
     else:
-        _check_out(out, shape, (np.float32, np.uint8) if dtype is None else (dtype,))
+        _check_out(out, shape, (np.float32, np.uint8) if dtype is None else (dt,))
     cdef const cb.gb_board **bp = <const cb.gb_board **>PyMem_Malloc(
         n * sizeof(cb.gb_board *))
     cdef const cb.gb_stone_history **hp = <const cb.gb_stone_history **>PyMem_Malloc(

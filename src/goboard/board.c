@@ -267,31 +267,25 @@ gb_board_situation_hash(const gb_board *b)
     return h;
 }
 
-int
-gb_board_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
-                  const gb_keyset *history)
+/* Legality of the empty, on-board, non-ko point v for the side to move. */
+static int
+empty_point_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
+                     const gb_keyset *history)
 {
-    if (v != GB_PASS_LOC && (v <= 0 || v >= GB_ARR_SIZE || b->color[v] == GB_WALL))
-        return GB_ERR_OFF_BOARD;
-    if (gb_board_is_over(b))
-        return GB_ERR_GAME_OVER;
-    if (v == GB_PASS_LOC)
-        return GB_OK;
-    if (b->color[v] != GB_EMPTY)
-        return GB_ERR_OCCUPIED;
-    if (v == b->ko_loc)
-        return GB_ERR_KO;
-
+    bool superko = rules->ko != GB_KO_SIMPLE && history != NULL;
     gb_color c = b->to_play;
-    bool has_liberty = false, has_friend = false;
+    /* Fast path: with an empty neighbour the move is no suicide, and under simple ko
+     * nothing else can forbid it. */
+    if (b->nempty[v] > 0 && !superko)
+        return GB_OK;
+
+    bool has_liberty = b->nempty[v] > 0, has_friend = false;
     gb_loc captured[4], friends[4];
     int ncaptured = 0, nfriends = 0;
     for (int d = 0; d < 4; d++) {
         gb_loc nb = (gb_loc)(v + b->adj[d]);
         gb_color nc = b->color[nb];
-        if (nc == GB_EMPTY) {
-            has_liberty = true;
-        } else if (nc == c) {
+        if (nc == c) {
             has_friend = true;
             if (b->libs[b->head[nb]] > 1)
                 has_liberty = true;
@@ -303,7 +297,7 @@ gb_board_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
     bool suicide = !has_liberty && ncaptured == 0;
     if (suicide && (!has_friend || !rules->suicide))
         return GB_ERR_SUICIDE;
-    if (rules->ko == GB_KO_SIMPLE || history == NULL)
+    if (!superko)
         return GB_OK;
 
     /* The hash after the move, without making it: a string touched from two sides must
@@ -331,14 +325,52 @@ gb_board_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
     return GB_OK;
 }
 
+int
+gb_board_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
+                  const gb_keyset *history)
+{
+    if (v != GB_PASS_LOC && (v <= 0 || v >= GB_ARR_SIZE || b->color[v] == GB_WALL))
+        return GB_ERR_OFF_BOARD;
+    if (gb_board_is_over(b))
+        return GB_ERR_GAME_OVER;
+    if (v == GB_PASS_LOC)
+        return GB_OK;
+    if (b->color[v] != GB_EMPTY)
+        return GB_ERR_OCCUPIED;
+    if (v == b->ko_loc)
+        return GB_ERR_KO;
+    return empty_point_legality(b, v, rules, history);
+}
+
+int
+gb_board_legal_points(const gb_board *b, const gb_rules *rules, const gb_keyset *history,
+                      int16_t *out)
+{
+    if (gb_board_is_over(b))
+        return 0;
+    int count = 0;
+    const int n = b->size, stride = b->stride;
+    for (int row = 0, p = 0; row < n; row++) {
+        for (int col = 0; col < n; col++, p++) {
+            gb_loc v = (gb_loc)((row + 1) * stride + col + 1);
+            if (b->color[v] == GB_EMPTY && v != b->ko_loc &&
+                empty_point_legality(b, v, rules, history) == GB_OK)
+                out[count++] = (int16_t)p;
+        }
+    }
+    out[count++] = (int16_t)(n * n);
+    return count;
+}
+
 void
 gb_board_legal_mask(const gb_board *b, const gb_rules *rules, const gb_keyset *history,
                     uint8_t *out)
 {
-    int points = b->size * b->size;
-    for (int p = 0; p < points; p++)
-        out[p] = gb_board_legality(b, gb_board_loc(b, p), rules, history) == GB_OK;
-    out[points] = !gb_board_is_over(b);
+    int16_t points[GB_MAX_POINTS + 1];
+    memset(out, 0, (size_t)(b->size * b->size + 1));
+    int count = gb_board_legal_points(b, rules, history, points);
+    for (int i = 0; i < count; i++)
+        out[points[i]] = 1;
 }
 
 /* Owner of the empty region around v (+1 black, -1 white, 0 neutral), found by flood

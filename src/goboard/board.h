@@ -91,6 +91,11 @@ uint64_t gb_board_situation_hash(const gb_board *b);
 int gb_board_legality(const gb_board *b, gb_loc loc, const gb_rules *rules,
                       const gb_keyset *history);
 
+/* Writes the legal points in ascending order, pass (size * size) last, to out (room for
+ * size * size + 1) and returns their number: 0 once the game is over. */
+int gb_board_legal_points(const gb_board *b, const gb_rules *rules,
+                          const gb_keyset *history, int16_t *out);
+
 /* out[point] = 1 if legal, else 0, for every point and pass (index size * size). */
 void gb_board_legal_mask(const gb_board *b, const gb_rules *rules,
                          const gb_keyset *history, uint8_t *out);

@@ -84,6 +84,8 @@ cdef extern from "board.h" nogil:
     uint64_t gb_board_situation_hash(const gb_board *b)
     int gb_board_legality(const gb_board *b, gb_loc loc, const gb_rules *rules,
                           const gb_keyset *history)
+    int gb_board_legal_points(const gb_board *b, const gb_rules *rules,
+                              const gb_keyset *history, int16_t *out)
     void gb_board_legal_mask(const gb_board *b, const gb_rules *rules,
                              const gb_keyset *history, uint8_t *out)
     void gb_board_ownership(const gb_board *b, int8_t *out)

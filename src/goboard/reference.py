@@ -331,9 +331,9 @@ class Board:
         """
         return not isinstance(self._simulate(_check_int(move, "move")), str)
 
-    def legal_moves(self) -> npt.NDArray[np.intp]:
+    def legal_moves(self) -> list[int]:
         """Sorted legal moves, pass included; empty when the game is over."""
-        return np.flatnonzero(self.legal_mask())
+        return [int(m) for m in np.flatnonzero(self.legal_mask())]
 
     def legal_mask(self) -> npt.NDArray[np.bool_]:
         """Boolean mask of shape (N*N + 1,): entry ``m`` says if ``m`` is legal."""

@@ -12,6 +12,8 @@ reflection is its own inverse.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 import numpy.typing as npt
 
@@ -45,7 +47,8 @@ def transform_planes(planes: npt.ArrayLike, k: int) -> ArrayT:
     out = np.rot90(arr, k % 4, axes=(-2, -1))
     if k >= 4:
         out = np.flip(out, axis=-1)
-    return np.ascontiguousarray(out)
+    # A copy even for k == 0, where rot90 returns a view of the input.
+    return out.copy(order="C")
 
 
 def transform_policy(policy: npt.ArrayLike, k: int) -> ArrayT:
@@ -63,7 +66,10 @@ def transform_point(point: int, size: int, k: int) -> int:
     """Where transform ``k`` moves ``point`` (pass, ``size * size``, stays pass)."""
     size = check_size(size)
     k = _check(k)
-    if isinstance(point, bool) or not 0 <= point <= size * size:
+    if isinstance(point, bool):
+        raise TypeError("a point must be an int, not bool")
+    point = operator.index(point)  # TypeError for floats and other non-integers
+    if not 0 <= point <= size * size:
         raise ValueError(f"point {point!r} is off a {size}x{size} board")
     if point == size * size:
         return point
