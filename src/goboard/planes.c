@@ -86,9 +86,15 @@ gb_features_write_f32(const gb_board *const *boards,
         for (int k = 0; k < GB_HISTORY; k++) {
             const int8_t *s = past(histories[i], k);
             float *mine = base + k * stride_c, *theirs = base + (k + GB_HISTORY) * stride_c;
+            if (s == NULL) {
+                /* All-bits-zero is 0.0f in IEEE 754. */
+                memset(mine, 0, (size_t)points * sizeof *mine);
+                memset(theirs, 0, (size_t)points * sizeof *theirs);
+                continue;
+            }
             for (int p = 0; p < points; p++) {
-                mine[p] = s != NULL && s[p] == own;
-                theirs[p] = s != NULL && s[p] == opp;
+                mine[p] = (float)(s[p] == own);
+                theirs[p] = (float)(s[p] == opp);
             }
         }
         float *turn = base + 2 * GB_HISTORY * stride_c;
@@ -119,9 +125,14 @@ gb_features_write_u8(const gb_board *const *boards,
             const int8_t *s = past(histories[i], k);
             uint8_t *mine = base + k * stride_c;
             uint8_t *theirs = base + (k + GB_HISTORY) * stride_c;
+            if (s == NULL) {
+                memset(mine, 0, (size_t)points);
+                memset(theirs, 0, (size_t)points);
+                continue;
+            }
             for (int p = 0; p < points; p++) {
-                mine[p] = s != NULL && s[p] == own;
-                theirs[p] = s != NULL && s[p] == opp;
+                mine[p] = (uint8_t)(s[p] == own);
+                theirs[p] = (uint8_t)(s[p] == opp);
             }
         }
         uint8_t *turn = base + 2 * GB_HISTORY * stride_c;

@@ -1,0 +1,65 @@
+"""Network input planes: ``goboard.features_batch`` against numpy writing as many bytes.
+
+``features_batch(boards, "agz17", out=out)`` fills a preallocated [B, 17, N, N] array
+(float32, or uint8 for the ``u8`` cases) from B positions of a seeded game. The two
+baselines fill an array of the same shape and dtype with numpy: ``fill`` is
+``out.fill(1)`` (a pure write, the floor for any feature code) and ``copyto`` is
+``np.copyto(out, src)`` (read + write, i.e. memcpy: what copying cached planes would
+cost). Each benchmark records ``bytes`` (written per call) and ``boards``, so GB/s and
+boards/s can be compared within one run: features time / baseline time is the price of
+computing the planes over just writing them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import goboard
+
+KIND = "agz17"
+PLANES = len(goboard.feature_planes(KIND))
+# (size, batch, dtype)
+CASES = [
+    (19, 1, "f32"),
+    (19, 8, "f32"),
+    (19, 64, "f32"),
+    (19, 256, "f32"),
+    (9, 256, "f32"),
+    (19, 256, "u8"),
+]
+DTYPES = {"f32": np.float32, "u8": np.uint8}
+IDS = [f"{size}x{size}-B{batch}-{dtype}" for size, batch, dtype in CASES]
+
+pytestmark = pytest.mark.benchmark(group="features")
+
+
+def output(size, batch, dtype):
+    return np.empty((batch, PLANES, size, size), dtype=DTYPES[dtype])
+
+
+@pytest.mark.parametrize(("size", "batch", "dtype"), CASES, ids=IDS)
+def test_features_batch(bench, positions, size, batch, dtype):
+    boards = positions(size).batch(batch)
+    out = output(size, batch, dtype)
+    planes = bench(goboard.features_batch, boards, KIND, out)
+    assert planes is out
+    assert (planes[-1] == boards[-1].features(KIND, dtype=out.dtype)).all()
+    bench.rates(boards=batch, bytes=out.nbytes)
+
+
+@pytest.mark.parametrize(("size", "batch", "dtype"), CASES, ids=IDS)
+def test_numpy_fill(bench, size, batch, dtype):
+    out = output(size, batch, dtype)
+    bench(out.fill, 1)
+    assert out.flat[-1] == 1
+    bench.rates(boards=batch, bytes=out.nbytes)
+
+
+@pytest.mark.parametrize(("size", "batch", "dtype"), CASES, ids=IDS)
+def test_numpy_copyto(bench, size, batch, dtype):
+    out = output(size, batch, dtype)
+    src = np.ones_like(out)
+    bench(np.copyto, out, src)
+    assert out.flat[-1] == 1
+    bench.rates(boards=batch, bytes=out.nbytes)
