@@ -15,7 +15,7 @@ src="$here/../src/goboard"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 gcc -std=c11 -O3 -fwrapv -fPIC -DNDEBUG -I"$src" -o "$out/driver" "$here/c/playout_driver.c" \
-    "$src/board.c" "$src/check.c" "$src/zobrist.c" "$src/playout.c"
+    "$src/board.c" "$src/check.c" "$src/keyset.c" "$src/zobrist.c" "$src/playout.c"
 
 measure() {  # size playouts -> "instructions stones"
     local log="$out/cg.$1.$2"

@@ -1,6 +1,7 @@
 """The compiled board: a thin wrapper that validates, calls the C core, maps errors."""
 
 from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.long cimport PyLong_AsLongAndOverflow
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_GET_ITEM
@@ -216,20 +217,20 @@ cdef class Board:
     cdef cb.gb_loc _loc(self, move) except -1:
         """Mailbox loc of a move, or GB_NULL_LOC (off-board) for out-of-range ints."""
         cdef int n = self.b.size * self.b.size
-        if type(move) is int and 0 <= move <= n:  # the common case, checked cheaply
-            return cb.GB_PASS_LOC if move == n else cb.gb_board_loc(&self.b, move)
-        if isinstance(move, bool):
-            raise TypeError("a move must be an int point, not bool")
-        try:
-            m = operator.index(move)
-        except TypeError:
-            raise TypeError(
-                f"a move must be an int point, not {type(move).__name__}") from None
-        if m == n:
-            return cb.GB_PASS_LOC
-        if 0 <= m < n:
-            return cb.gb_board_loc(&self.b, m)
-        return cb.GB_NULL_LOC
+        cdef int overflow = 0
+        cdef long m
+        if type(move) is not int:  # bool is a subclass, so it takes this path too
+            if isinstance(move, bool):
+                raise TypeError("a move must be an int point, not bool")
+            try:
+                move = operator.index(move)
+            except TypeError:
+                raise TypeError(
+                    f"a move must be an int point, not {type(move).__name__}") from None
+        m = PyLong_AsLongAndOverflow(move, &overflow)
+        if overflow or m < 0 or m > n:
+            return cb.GB_NULL_LOC
+        return cb.GB_PASS_LOC if m == n else cb.gb_board_loc(&self.b, <int>m)
 
     def play(self, move):
         """Play ``move`` for the side to move.
@@ -261,7 +262,7 @@ cdef class Board:
         return mask.view(np.bool_)
 
     def legal_moves(self):
-        """Sorted list of the legal points, pass (N*N) last, empty once the game ends."""
+        """Sorted list of the legal points, pass (N*N) last; empty once it is over."""
         cdef int16_t points[cb.GB_MAX_POINTS + 1]
         cdef int count = cb.gb_board_legal_points(&self.b, &self.crules, &self.seen,
                                                   points)

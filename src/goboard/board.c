@@ -342,6 +342,23 @@ gb_board_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
     return empty_point_legality(b, v, rules, history);
 }
 
+/* For a point with an empty neighbour (so no suicide): true if the move captures
+ * nothing and leads to a position the superko history has not seen. False means
+ * "ask empty_point_legality", which handles captures. */
+static inline bool
+quiet_move_is_new(const gb_board *b, gb_loc v, const gb_rules *rules,
+                  const gb_keyset *history)
+{
+    gb_color c = b->to_play;
+    for (int d = 0; d < 4; d++) {
+        gb_loc nb = (gb_loc)(v + b->adj[d]);
+        if (b->color[nb] == -c && b->libs[b->head[nb]] == 1)
+            return false;
+    }
+    uint64_t key = superko_key(b->hash ^ gb_zobrist_stone(c, v), (gb_color)-c, rules->ko);
+    return !gb_keyset_contains(history, key);
+}
+
 int
 gb_board_legal_points(const gb_board *b, const gb_rules *rules, const gb_keyset *history,
                       int16_t *out)
@@ -350,10 +367,14 @@ gb_board_legal_points(const gb_board *b, const gb_rules *rules, const gb_keyset 
         return 0;
     int count = 0;
     const int n = b->size, stride = b->stride;
+    /* Under simple ko a point with an empty neighbour is legal: test that inline. */
+    const bool superko = rules->ko != GB_KO_SIMPLE && history != NULL;
     for (int row = 0, p = 0; row < n; row++) {
         for (int col = 0; col < n; col++, p++) {
             gb_loc v = (gb_loc)((row + 1) * stride + col + 1);
-            if (b->color[v] == GB_EMPTY && v != b->ko_loc &&
+            if (b->color[v] != GB_EMPTY || v == b->ko_loc)
+                continue;
+            if ((b->nempty[v] > 0 && (!superko || quiet_move_is_new(b, v, rules, history))) ||
                 empty_point_legality(b, v, rules, history) == GB_OK)
                 out[count++] = (int16_t)p;
         }

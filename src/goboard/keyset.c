@@ -13,24 +13,10 @@ gb_keyset_init(gb_keyset *set, uint64_t *slots, int32_t capacity)
     set->has_zero = false;
 }
 
-/* Zobrist keys are uniformly random already, so their low bits index the table. */
 static inline int32_t
 home(const gb_keyset *set, uint64_t key)
 {
     return (int32_t)(key & (uint64_t)set->mask);
-}
-
-bool
-gb_keyset_contains(const gb_keyset *set, uint64_t key)
-{
-    if (key == 0)
-        return set->has_zero;
-    for (int32_t i = home(set, key);; i = (i + 1) & set->mask) {
-        if (set->slots[i] == key)
-            return true;
-        if (set->slots[i] == 0)
-            return false;
-    }
 }
 
 bool

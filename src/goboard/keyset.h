@@ -16,7 +16,20 @@ typedef struct gb_keyset {
 /* Empties the set over slots[0..capacity) (capacity a power of two >= 2). */
 void gb_keyset_init(gb_keyset *set, uint64_t *slots, int32_t capacity);
 
-bool gb_keyset_contains(const gb_keyset *set, uint64_t key);
+/* Inline: legal-move generation asks once per empty point. Zobrist keys are uniformly
+ * random already, so their low bits index the table. */
+static inline bool
+gb_keyset_contains(const gb_keyset *set, uint64_t key)
+{
+    if (key == 0)
+        return set->has_zero;
+    for (int32_t i = (int32_t)(key & (uint64_t)set->mask);; i = (i + 1) & set->mask) {
+        if (set->slots[i] == key)
+            return true;
+        if (set->slots[i] == 0)
+            return false;
+    }
+}
 
 /* Adds key; returns false if it was already there. Precondition: count < capacity / 2. */
 bool gb_keyset_insert(gb_keyset *set, uint64_t key);

@@ -36,12 +36,11 @@ gb_features_plane(int set, int i)
     return i >= 0 && i < gb_features_count(set) ? &agz17[i] : NULL;
 }
 
-static void
-copy_stones(int8_t *dst, const gb_board *b)
+/* Bytes of the mailbox that hold the board: up to the last on-board loc. */
+static size_t
+used_bytes(const gb_board *b)
 {
-    /* Each board row is contiguous in the mailbox: one memcpy per row. */
-    for (int row = 0; row < b->size; row++)
-        memcpy(dst + row * b->size, &b->color[(row + 1) * b->stride + 1], (size_t)b->size);
+    return (size_t)((b->size + 1) * b->stride);
 }
 
 void
@@ -49,42 +48,42 @@ gb_history_reset(gb_stone_history *h, const gb_board *b)
 {
     h->count = 1;
     h->latest = 0;
-    copy_stones(h->stones[0], b);
+    memcpy(h->color[0], b->color, used_bytes(b));
 }
 
 void
 gb_history_push(gb_stone_history *h, const gb_board *b)
 {
-    h->latest = (int8_t)((h->latest + 1) % GB_HISTORY);
+    h->latest = (int8_t)((h->latest + 1) & (GB_HISTORY - 1));
     if (h->count < GB_HISTORY)
         h->count++;
-    copy_stones(h->stones[h->latest], b);
+    memcpy(h->color[h->latest], b->color, used_bytes(b));
 }
 
-/* The stone array of position t-k, or NULL if the record does not reach back so far. */
-static const int8_t *
+/* The colours of position t-k, or NULL if the record does not reach back so far. */
+static const gb_color *
 past(const gb_stone_history *h, int k)
 {
-    return k < h->count ? h->stones[(h->latest - k + GB_HISTORY) % GB_HISTORY] : NULL;
+    return k < h->count ? h->color[(h->latest - k) & (GB_HISTORY - 1)] : NULL;
 }
 
 /* One writer per element type; the loops are the same, so a macro would hide nothing
  * but the type, and two short functions read better. */
 int
 gb_features_write_f32(const gb_board *const *boards,
-                      const gb_stone_history *const *histories, int64_t n, int set,
-                      float *out, int64_t stride_b, int64_t stride_c)
+                      const gb_stone_history *const *histories, int64_t count,
+                      int set, float *out, int64_t stride_b, int64_t stride_c)
 {
     int planes = gb_features_count(set);
     if (planes == 0)
         return GB_ERR_SIZE;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < count; i++) {
         const gb_board *b = boards[i];
-        const int points = b->size * b->size;
+        const int n = b->size, points = n * n, stride = b->stride;
         const int8_t own = b->to_play, opp = (int8_t)-b->to_play;
         float *base = out + i * stride_b;
         for (int k = 0; k < GB_HISTORY; k++) {
-            const int8_t *s = past(histories[i], k);
+            const gb_color *s = past(histories[i], k);
             float *mine = base + k * stride_c, *theirs = base + (k + GB_HISTORY) * stride_c;
             if (s == NULL) {
                 /* All-bits-zero is 0.0f in IEEE 754. */
@@ -92,9 +91,13 @@ gb_features_write_f32(const gb_board *const *boards,
                 memset(theirs, 0, (size_t)points * sizeof *theirs);
                 continue;
             }
-            for (int p = 0; p < points; p++) {
-                mine[p] = (float)(s[p] == own);
-                theirs[p] = (float)(s[p] == opp);
+            for (int row = 0; row < n; row++) {
+                const gb_color *src = s + (row + 1) * stride + 1;
+                float *m = mine + row * n, *t = theirs + row * n;
+                for (int col = 0; col < n; col++) {
+                    m[col] = (float)(src[col] == own);
+                    t[col] = (float)(src[col] == opp);
+                }
             }
         }
         float *turn = base + 2 * GB_HISTORY * stride_c;
@@ -110,19 +113,19 @@ gb_features_write_f32(const gb_board *const *boards,
 
 int
 gb_features_write_u8(const gb_board *const *boards,
-                     const gb_stone_history *const *histories, int64_t n, int set,
-                     uint8_t *out, int64_t stride_b, int64_t stride_c)
+                     const gb_stone_history *const *histories, int64_t count,
+                     int set, uint8_t *out, int64_t stride_b, int64_t stride_c)
 {
     int planes = gb_features_count(set);
     if (planes == 0)
         return GB_ERR_SIZE;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < count; i++) {
         const gb_board *b = boards[i];
-        const int points = b->size * b->size;
+        const int n = b->size, points = n * n, stride = b->stride;
         const int8_t own = b->to_play, opp = (int8_t)-b->to_play;
         uint8_t *base = out + i * stride_b;
         for (int k = 0; k < GB_HISTORY; k++) {
-            const int8_t *s = past(histories[i], k);
+            const gb_color *s = past(histories[i], k);
             uint8_t *mine = base + k * stride_c;
             uint8_t *theirs = base + (k + GB_HISTORY) * stride_c;
             if (s == NULL) {
@@ -130,9 +133,13 @@ gb_features_write_u8(const gb_board *const *boards,
                 memset(theirs, 0, (size_t)points);
                 continue;
             }
-            for (int p = 0; p < points; p++) {
-                mine[p] = (uint8_t)(s[p] == own);
-                theirs[p] = (uint8_t)(s[p] == opp);
+            for (int row = 0; row < n; row++) {
+                const gb_color *src = s + (row + 1) * stride + 1;
+                uint8_t *m = mine + row * n, *t = theirs + row * n;
+                for (int col = 0; col < n; col++) {
+                    m[col] = (uint8_t)(src[col] == own);
+                    t[col] = (uint8_t)(src[col] == opp);
+                }
             }
         }
         uint8_t *turn = base + 2 * GB_HISTORY * stride_c;

@@ -21,7 +21,7 @@
 #include "board.h"
 
 #define GB_FEATURES_V1 1
-#define GB_HISTORY 8
+#define GB_HISTORY 8 /* a power of two: the ring index wraps by masking */
 
 enum gb_feature_set { GB_FEATURES_AGZ17 = 0, GB_FEATURES_LZ18 = 1, GB_FEATURE_SETS = 2 };
 
@@ -30,7 +30,8 @@ enum gb_feature_set { GB_FEATURES_AGZ17 = 0, GB_FEATURES_LZ18 = 1, GB_FEATURE_SE
 typedef struct gb_stone_history {
     int8_t count;  /* positions held, 1..GB_HISTORY */
     int8_t latest; /* ring index of position t */
-    int8_t stones[GB_HISTORY][GB_MAX_POINTS]; /* flat colours, point = row * N + col */
+    /* Colours in the mailbox layout (one memcpy per move); walls are never read. */
+    gb_color color[GB_HISTORY][GB_ARR_SIZE];
 } gb_stone_history;
 
 /* One plane of a set: its name and what it holds. */
@@ -51,14 +52,16 @@ void gb_history_reset(gb_stone_history *h, const gb_board *b);
 /* Appends b's position (call after every move, passes included). */
 void gb_history_push(gb_stone_history *h, const gb_board *b);
 
-/* Writes the planes of `set` for n boards: board i's plane c at out + i * stride_b +
+/* Writes the planes of `set` for `count` boards: board i's plane c at out + i * stride_b +
  * c * stride_c, N * N contiguous values (row-major). Returns GB_OK, or GB_ERR_SIZE for
  * an unknown set. Reads only its arguments: safe without the GIL. */
 int gb_features_write_f32(const gb_board *const *boards,
-                          const gb_stone_history *const *histories, int64_t n, int set,
+                          const gb_stone_history *const *histories, int64_t count,
+                          int set,
                           float *out, int64_t stride_b, int64_t stride_c);
 int gb_features_write_u8(const gb_board *const *boards,
-                         const gb_stone_history *const *histories, int64_t n, int set,
+                         const gb_stone_history *const *histories, int64_t count,
+                          int set,
                          uint8_t *out, int64_t stride_b, int64_t stride_c);
 
 #endif /* GB_PLANES_H */
