@@ -92,8 +92,8 @@ gb_features_write_f32(const gb_board *const *boards,
                 continue;
             }
             for (int row = 0; row < n; row++) {
-                const gb_color *src = s + (row + 1) * stride + 1;
-                float *m = mine + row * n, *t = theirs + row * n;
+                const gb_color *restrict src = s + (row + 1) * stride + 1;
+                float *restrict m = mine + row * n, *restrict t = theirs + row * n;
                 for (int col = 0; col < n; col++) {
                     m[col] = (float)(src[col] == own);
                     t[col] = (float)(src[col] == opp);
@@ -134,8 +134,8 @@ gb_features_write_u8(const gb_board *const *boards,
                 continue;
             }
             for (int row = 0; row < n; row++) {
-                const gb_color *src = s + (row + 1) * stride + 1;
-                uint8_t *m = mine + row * n, *t = theirs + row * n;
+                const gb_color *restrict src = s + (row + 1) * stride + 1;
+                uint8_t *restrict m = mine + row * n, *restrict t = theirs + row * n;
                 for (int col = 0; col < n; col++) {
                     m[col] = (uint8_t)(src[col] == own);
                     t[col] = (uint8_t)(src[col] == opp);
