@@ -4,6 +4,7 @@ from . import symmetries
 from ._board import (
     FEATURE_KINDS,
     Board,
+    Pool,
     feature_planes,
     features_batch,
     legal_mask_batch,
@@ -26,6 +27,7 @@ __all__ = [
     "WHITE",
     "Board",
     "IllegalMoveError",
+    "Pool",
     "Rules",
     "feature_planes",
     "features_batch",

@@ -6,7 +6,7 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_GET_ITEM
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 from . cimport cboard as cb
 
@@ -59,6 +59,39 @@ def zobrist_keys(size):
     return keys
 
 
+cdef int _keyset_add(cb.gb_keyset *keys, uint64_t key) except -1:
+    """Insert a key into a Python-owned key set, doubling its slots when half full."""
+    cdef int32_t capacity = keys.mask + 1, i
+    cdef uint64_t *old = keys.slots
+    cdef uint64_t *grown
+    cdef bint has_zero = keys.has_zero
+    if 2 * (keys.count + 1) > capacity:
+        grown = <uint64_t *>PyMem_Malloc(2 * capacity * sizeof(uint64_t))
+        if grown == NULL:
+            raise MemoryError()
+        cb.gb_keyset_init(keys, grown, 2 * capacity)
+        if has_zero:
+            cb.gb_keyset_insert(keys, 0)
+        for i in range(capacity):
+            if old[i] != 0:
+                cb.gb_keyset_insert(keys, old[i])
+        PyMem_Free(old)
+    cb.gb_keyset_insert(keys, key)
+    return 0
+
+
+cdef int _keyset_copy(cb.gb_keyset *dst, const cb.gb_keyset *src) except -1:
+    """Make dst an independent copy of src (dst's old slots are not freed)."""
+    cdef size_t nbytes = (src.mask + 1) * sizeof(uint64_t)
+    cdef uint64_t *slots = <uint64_t *>PyMem_Malloc(nbytes)
+    if slots == NULL:
+        raise MemoryError()
+    memcpy(slots, src.slots, nbytes)
+    dst[0] = src[0]
+    dst.slots = slots
+    return 0
+
+
 cdef class Board:
     """A Go position with the history its rules need.
 
@@ -107,25 +140,8 @@ cdef class Board:
         self.crules.suicide = self._rules.suicide
 
     cdef int _record(self) except -1:
-        """Add the current position's superko key to the set (grown when half full)."""
-        cdef int32_t capacity = self.seen.mask + 1, i
-        cdef uint64_t *old = self.seen.slots
-        cdef uint64_t *grown
-        cdef bint has_zero = self.seen.has_zero
-        if 2 * (self.seen.count + 1) > capacity:
-            grown = <uint64_t *>PyMem_Malloc(2 * capacity * sizeof(uint64_t))
-            if grown == NULL:
-                raise MemoryError()
-            cb.gb_keyset_init(&self.seen, grown, 2 * capacity)
-            if has_zero:
-                cb.gb_keyset_insert(&self.seen, 0)
-            for i in range(capacity):
-                if old[i] != 0:
-                    cb.gb_keyset_insert(&self.seen, old[i])
-            PyMem_Free(old)
-        cb.gb_keyset_insert(&self.seen,
-                            cb.gb_board_superko_key(&self.b, self.crules.ko))
-        return 0
+        """Add the current position's superko key to the record."""
+        return _keyset_add(&self.seen, cb.gb_board_superko_key(&self.b, self.crules.ko))
 
     @classmethod
     def from_stones(cls, stones, to_play=1, komi=7.5, rules="tromp-taylor"):
@@ -310,17 +326,12 @@ cdef class Board:
     def copy(self):
         """An independent copy: struct copies plus the superko key set."""
         cdef Board other = Board.__new__(Board)
-        cdef size_t nbytes = (self.seen.mask + 1) * sizeof(uint64_t)
         other.b = self.b
         other.crules = self.crules
         other._rules = self._rules
         other._komi = self._komi
         other.past = self.past
-        other.seen = self.seen
-        other.seen.slots = <uint64_t *>PyMem_Malloc(nbytes)
-        if other.seen.slots == NULL:
-            raise MemoryError()
-        memcpy(other.seen.slots, self.seen.slots, nbytes)
+        _keyset_copy(&other.seen, &self.seen)
         return other
 
     def __copy__(self):
@@ -499,39 +510,51 @@ def features_batch(boards, kind="agz17", out=None, dtype=None):
     cdef int fs = _feature_set(kind)
     cdef int64_t n = len(batch), i
     cdef int size = (<Board>batch[0]).b.size
-    shape = (n, cb.gb_features_count(fs), size, size)
-    dt = np.dtype(np.float32 if dtype is None else dtype)
-    if dt not in (np.float32, np.uint8):
-        raise TypeError(f"dtype must be float32 or uint8, not {dt}")
-    if out is None:
-        out = np.empty(shape, dtype=dt)
-    else:
-        _check_out(out, shape, (np.float32, np.uint8) if dtype is None else (dt,))
+    out = _planes_out(out, (n, cb.gb_features_count(fs), size, size), dtype)
     cdef const cb.gb_board **bp = <const cb.gb_board **>PyMem_Malloc(
         n * sizeof(cb.gb_board *))
     cdef const cb.gb_stone_history **hp = <const cb.gb_stone_history **>PyMem_Malloc(
         n * sizeof(cb.gb_stone_history *))
-    cdef float[::1] f32
-    cdef uint8_t[::1] u8
-    cdef int64_t stride_c = size * size, stride_b = shape[1] * stride_c
     try:
         if bp == NULL or hp == NULL:
             raise MemoryError()
         for i in range(n):
             bp[i] = &(<Board>batch[i]).b
             hp[i] = &(<Board>batch[i]).past
-        if out.dtype == np.float32:
-            f32 = out.reshape(-1)
-            with nogil:
-                cb.gb_features_write_f32(bp, hp, n, fs, &f32[0], stride_b, stride_c)
-        else:
-            u8 = out.reshape(-1)
-            with nogil:
-                cb.gb_features_write_u8(bp, hp, n, fs, &u8[0], stride_b, stride_c)
+        _write_planes(bp, hp, n, fs, out)
     finally:
         PyMem_Free(bp)
         PyMem_Free(hp)
     return out
+
+
+def _planes_out(out, shape, dtype):
+    """A new planes array of ``shape``, or ``out`` checked against it."""
+    dt = np.dtype(np.float32 if dtype is None else dtype)
+    if dt not in (np.float32, np.uint8):
+        raise TypeError(f"dtype must be float32 or uint8, not {dt}")
+    if out is None:
+        return np.empty(shape, dtype=dt)
+    _check_out(out, shape, (np.float32, np.uint8) if dtype is None else (dt,))
+    return out
+
+
+cdef int _write_planes(const cb.gb_board **bp, const cb.gb_stone_history **hp,
+                       int64_t n, int fs, out) except -1:
+    """Fill the checked C-contiguous ``out`` (float32 or uint8) without the GIL."""
+    cdef float[::1] f32
+    cdef uint8_t[::1] u8
+    cdef int64_t stride_c = out.shape[2] * out.shape[3]
+    cdef int64_t stride_b = out.shape[1] * stride_c
+    if out.dtype == np.float32:
+        f32 = out.reshape(-1)
+        with nogil:
+            cb.gb_features_write_f32(bp, hp, n, fs, &f32[0], stride_b, stride_c)
+    else:
+        u8 = out.reshape(-1)
+        with nogil:
+            cb.gb_features_write_u8(bp, hp, n, fs, &u8[0], stride_b, stride_c)
+    return 0
 
 
 def legal_mask_batch(boards, out=None):
@@ -635,3 +658,319 @@ def perft(board, depth):
     finally:
         PyMem_Free(slots)
     return leaves
+
+
+# ---- search-tree positions ----------------------------------------------------------
+
+cdef class Pool:
+    """Positions of search trees, one C board per node (see pool.h and the README).
+
+    ``Pool(roots, slots_per_root)`` holds one tree per root board; slot ``g * M`` is
+    game g's root and slots ``g * M + 1 .. g * M + M - 1`` are for its nodes, filled
+    by ``expand``. Slot arguments are absolute slot numbers.
+    """
+
+    cdef cb.gb_pool p
+    cdef list _rules
+    cdef uint64_t *path  # scratch: superko keys along a path (slots_per_root)
+
+    def __cinit__(self):
+        memset(&self.p, 0, sizeof(self.p))
+        self.path = NULL
+
+    def __init__(self, roots, slots_per_root):
+        cdef list games = _same_size_boards(roots)
+        cdef int64_t g = len(games)
+        cdef int64_t m = _count(slots_per_root, "slots_per_root")
+        if m < 1 or g * m >= (1 << 31):
+            raise ValueError(f"slots_per_root must be in 1..2**31 / games, not {m}")
+        self.p.games = <int32_t>g
+        self.p.slots_per_root = <int32_t>m
+        n = g * m
+        self.p.boards = <cb.gb_board *>PyMem_Malloc(n * sizeof(cb.gb_board))
+        self.p.parent = <int32_t *>PyMem_Malloc(n * sizeof(int32_t))
+        self.p.move = <int16_t *>PyMem_Malloc(n * sizeof(int16_t))
+        self.p.key = <uint64_t *>PyMem_Malloc(n * sizeof(uint64_t))
+        self.p.valid = <uint8_t *>PyMem_Malloc(n * sizeof(uint8_t))
+        self.p.rules = <cb.gb_rules *>PyMem_Malloc(g * sizeof(cb.gb_rules))
+        self.p.komi = <double *>PyMem_Malloc(g * sizeof(double))
+        self.p.record = <cb.gb_keyset *>PyMem_Malloc(g * sizeof(cb.gb_keyset))
+        self.p.past = <cb.gb_stone_history *>PyMem_Malloc(
+            g * sizeof(cb.gb_stone_history))
+        self.path = <uint64_t *>PyMem_Malloc(m * sizeof(uint64_t))
+        if (self.p.boards == NULL or self.p.parent == NULL or self.p.move == NULL
+                or self.p.key == NULL or self.p.valid == NULL or self.p.rules == NULL
+                or self.p.komi == NULL or self.p.record == NULL or self.p.past == NULL
+                or self.path == NULL):
+            raise MemoryError()
+        memset(self.p.valid, 0, n)
+        memset(self.p.record, 0, g * sizeof(cb.gb_keyset))
+        self._rules = [None] * g
+        for i in range(g):
+            self.set_root(i, games[i])
+
+    def __dealloc__(self):
+        if self.p.record != NULL:
+            for i in range(self.p.games):
+                PyMem_Free(self.p.record[i].slots)
+        PyMem_Free(self.p.boards)
+        PyMem_Free(self.p.parent)
+        PyMem_Free(self.p.move)
+        PyMem_Free(self.p.key)
+        PyMem_Free(self.p.valid)
+        PyMem_Free(self.p.rules)
+        PyMem_Free(self.p.komi)
+        PyMem_Free(self.p.record)
+        PyMem_Free(self.p.past)
+        PyMem_Free(self.path)
+
+    @property
+    def games(self):
+        return self.p.games
+
+    @property
+    def slots_per_root(self):
+        return self.p.slots_per_root
+
+    @property
+    def size(self):
+        return self.p.boards[0].size
+
+    def set_root(self, g, board):
+        """Slot ``g * M`` becomes a copy of ``board``; game g's other slots free up."""
+        cdef int32_t game = self._game(g)
+        if not isinstance(board, Board):
+            raise TypeError(
+                f"board must be a goboard.Board, not {type(board).__name__}")
+        cdef Board root = board
+        if self.p.valid[0] and root.b.size != self.p.boards[0].size:
+            raise ValueError("all roots of a pool must have the same size")
+        cdef int64_t base = <int64_t>game * self.p.slots_per_root
+        cdef uint64_t *old = self.p.record[game].slots
+        _keyset_copy(&self.p.record[game], &root.seen)
+        PyMem_Free(old)
+        self.p.boards[base] = root.b
+        self.p.rules[game] = root.crules
+        self.p.komi[game] = root._komi
+        self.p.past[game] = root.past
+        self._rules[game] = root._rules
+        memset(&self.p.valid[base], 0, self.p.slots_per_root)
+        for i in range(self.p.slots_per_root):
+            self.p.parent[base + i] = -1
+        self.p.move[base] = -1
+        self.p.key[base] = cb.gb_board_superko_key(&root.b, root.crules.ko)
+        self.p.valid[base] = 1
+
+    cdef int32_t _game(self, g) except -1:
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)):
+            raise TypeError(f"a game index must be an int, not {type(g).__name__}")
+        if not 0 <= g < self.p.games:
+            raise ValueError(f"game {g} is not in 0..{self.p.games - 1}")
+        return g
+
+    cdef _slots(self, slots, bint need_position=True):
+        """Slots as a contiguous int64 array, checked against the pool."""
+        arr = np.asarray(slots)
+        if arr.ndim == 0:
+            arr = arr.reshape(1)
+        if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+            raise TypeError("slots must be a 1-D sequence of ints")
+        arr = np.ascontiguousarray(arr, dtype=np.int64)
+        cdef int64_t total = <int64_t>self.p.games * self.p.slots_per_root
+        if arr.size and (arr.min() < 0 or arr.max() >= total):
+            raise ValueError("a slot is outside the pool")
+        cdef const int64_t[::1] view = arr
+        if need_position:
+            for i in range(arr.shape[0]):
+                if not self.p.valid[view[i]]:
+                    raise ValueError(f"slot {view[i]} holds no position")
+        return arr
+
+    def expand(self, parents, actions, children):
+        """Play ``actions[i]`` in a copy of slot ``parents[i]`` into ``children[i]``.
+
+        Raises:
+            ValueError: slots outside the pool or the parent's game, a child that is a
+                root or a parent of this call, repeated children, or an empty parent.
+            goboard.IllegalMoveError: an illegal action (superko along the path
+                included); nothing is changed.
+        """
+        par = self._slots(parents)
+        chi = self._slots(children, need_position=False)
+        act = np.asarray(actions)
+        if act.ndim == 0:
+            act = act.reshape(1)
+        if act.ndim != 1 or (act.size and act.dtype.kind not in "iu"):
+            raise TypeError("actions must be a 1-D sequence of ints")
+        if not (len(par) == len(chi) == len(act)):
+            raise ValueError("parents, actions and children must have the same length")
+        m = self.p.slots_per_root
+        if (par // m != chi // m).any():
+            raise ValueError("a child must be in its parent's game")
+        if (chi % m == 0).any():
+            raise ValueError("a root slot cannot be a child (use set_root)")
+        if len(np.unique(chi)) != len(chi) or np.isin(chi, par).any():
+            raise ValueError("children must be distinct and not parents in the call")
+        area = self.p.boards[0].size * self.p.boards[0].size
+        bad = np.flatnonzero((act < 0) | (act > area))
+        if bad.size:
+            raise IllegalMoveError("off-board", int(act[bad[0]]))
+        cdef const int64_t[::1] pv = par
+        cdef const int64_t[::1] cv = chi
+        cdef const int32_t[::1] av = np.ascontiguousarray(act, dtype=np.int32)
+        cdef int64_t failed = 0, n = len(par)
+        cdef int rc = cb.GB_OK
+        if n:
+            with nogil:
+                rc = cb.gb_pool_expand(&self.p, &pv[0], &av[0], &cv[0], n, self.path,
+                                       &failed)
+        if rc != cb.GB_OK:
+            _check(rc, int(av[failed]))
+
+    def legal_masks(self, slots, out=None):
+        """Legal masks [n, N*N + 1] of the slots' positions."""
+        s = self._slots(slots)
+        cdef int64_t n = len(s), width = self.p.boards[0].size ** 2 + 1
+        if out is None:
+            out = np.empty((n, width), dtype=np.bool_)
+        else:
+            _check_out(out, (n, width), (np.bool_,))
+        if n == 0:
+            return out
+        cdef const int64_t[::1] sv = s
+        cdef uint8_t[::1] flat = out.reshape(-1).view(np.uint8)
+        with nogil:
+            cb.gb_pool_legal_masks(&self.p, &sv[0], n, &flat[0], self.path)
+        return out
+
+    def features(self, slots, kind="agz17", out=None, dtype=None):
+        """Input planes [n, C, N, N] of the slots' positions (``features_batch``)."""
+        s = self._slots(slots)
+        cdef int fs = _feature_set(kind)
+        cdef int64_t n = len(s), i
+        cdef int size = self.p.boards[0].size
+        shape = (n, cb.gb_features_count(fs), size, size)
+        out = _planes_out(out, shape, dtype)
+        if n == 0:
+            return out
+        cdef const int64_t[::1] sv = s
+        cdef cb.gb_stone_history *hist = <cb.gb_stone_history *>PyMem_Malloc(
+            n * sizeof(cb.gb_stone_history))
+        cdef const cb.gb_board **bp = <const cb.gb_board **>PyMem_Malloc(
+            n * sizeof(cb.gb_board *))
+        cdef const cb.gb_stone_history **hp = (
+            <const cb.gb_stone_history **>PyMem_Malloc(
+                n * sizeof(cb.gb_stone_history *)))
+        try:
+            if hist == NULL or bp == NULL or hp == NULL:
+                raise MemoryError()
+            with nogil:
+                for i in range(n):
+                    cb.gb_pool_stone_history(&self.p, sv[i], &hist[i])
+                    bp[i] = &self.p.boards[sv[i]]
+                    hp[i] = &hist[i]
+            _write_planes(bp, hp, n, fs, out)
+        finally:
+            PyMem_Free(hist)
+            PyMem_Free(bp)
+            PyMem_Free(hp)
+        return out
+
+    def to_play(self, slots):
+        """int8 [n]: 1 if black is to move at each slot, -1 if white."""
+        cdef const int64_t[::1] sv = self._slots(slots)
+        return np.array([self.p.boards[sv[i]].to_play for i in range(sv.shape[0])],
+                        dtype=np.int8)
+
+    def is_over(self, slots):
+        """bool [n]: the game at each slot has ended (two passes in a row)."""
+        cdef const int64_t[::1] sv = self._slots(slots)
+        return np.array([cb.gb_board_is_over(&self.p.boards[sv[i]])
+                         for i in range(sv.shape[0])], dtype=np.bool_)
+
+    def scores(self, slots):
+        """float64 [n]: Tromp-Taylor score, Black's view, minus the game's komi."""
+        cdef const int64_t[::1] sv = self._slots(slots)
+        cdef int64_t m = self.p.slots_per_root
+        return np.array([cb.gb_board_score(&self.p.boards[sv[i]],
+                                           self.p.komi[sv[i] // m])
+                         for i in range(sv.shape[0])], dtype=np.float64)
+
+    def eval_keys(self, slots):
+        """uint64 [n]: hash of what a network sees (8 positions, turn, ko point)."""
+        cdef const int64_t[::1] sv = self._slots(slots)
+        keys = np.empty(sv.shape[0], dtype=np.uint64)
+        cdef uint64_t[::1] kv = keys
+        for i in range(sv.shape[0]):
+            kv[i] = cb.gb_pool_eval_key(&self.p, sv[i])
+        return keys
+
+    def playouts(self, slots, n, seed):
+        """float64 [len(slots), n]: final scores (Black's view, minus komi) of random
+        playouts from each slot (the policy of ``goboard.playouts``)."""
+        cdef const int64_t[::1] sv = self._slots(slots)
+        cdef int64_t count = _count(n, "n"), k = sv.shape[0], i
+        cdef uint64_t s = _seed(seed)
+        cdef int64_t m = self.p.slots_per_root
+        cdef int moves = 3 * self.p.boards[0].size * self.p.boards[0].size
+        scores = np.zeros((k, count), dtype=np.float64)
+        placed = np.zeros(max(count, 1), dtype=np.int32)
+        cdef double[:, ::1] sc = scores
+        cdef int32_t[::1] pl = placed
+        if count == 0:
+            return scores
+        with nogil:
+            for i in range(k):
+                # Each slot of a call gets its own streams.
+                cb.gb_playouts(&self.p.boards[sv[i]], count,
+                               s ^ (<uint64_t>(i + 1) * 0x9E3779B97F4A7C15ULL), moves,
+                               self.p.komi[sv[i] // m], &sc[i, 0], &pl[0], NULL)
+        return scores
+
+    def parent(self, slot):
+        """Parent slot of ``slot`` (-1 for a root)."""
+        return self.p.parent[self._slots(slot)[0]]
+
+    def move(self, slot):
+        """The point played from the parent to reach ``slot`` (-1 for a root)."""
+        return self.p.move[self._slots(slot)[0]]
+
+    def board(self, slot):
+        """A goboard.Board of the slot's position, its superko record including the
+        path from the root."""
+        cdef int64_t s = self._slots(slot)[0]
+        cdef int32_t g = s // self.p.slots_per_root
+        cdef Board board = Board.__new__(Board)
+        board.b = self.p.boards[s]
+        board.crules = self.p.rules[g]
+        board._rules = self._rules[g]
+        board._komi = self.p.komi[g]
+        cb.gb_pool_stone_history(&self.p, s, &board.past)
+        _keyset_copy(&board.seen, &self.p.record[g])
+        while s >= 0:
+            _keyset_add(&board.seen, self.p.key[s])
+            s = self.p.parent[s]
+        return board
+
+    def reroot(self, g, new_root):
+        """Keep only the subtree of ``new_root`` (tree reuse); see pool.h.
+
+        Returns:
+            int64 [M]: the new offset in game g's block of each old one (-1: dropped).
+        """
+        cdef int32_t game = self._game(g)
+        cdef int64_t root = self._slots(new_root)[0]
+        cdef int64_t base = <int64_t>game * self.p.slots_per_root
+        if root // self.p.slots_per_root != game:
+            raise ValueError(f"slot {root} is not in game {game}")
+        # The positions between the roots join the game's superko record.
+        cdef int64_t s = root
+        while s >= 0 and s != base:
+            _keyset_add(&self.p.record[game], self.p.key[s])
+            s = self.p.parent[s]
+        if s != base:
+            raise ValueError(f"slot {root} does not descend from game {game}'s root")
+        mapping = np.empty(self.p.slots_per_root, dtype=np.int32)
+        cdef int32_t[::1] mv = mapping
+        cb.gb_pool_reroot(&self.p, game, root, &mv[0])
+        return mapping.astype(np.int64)

@@ -45,10 +45,13 @@ cdef extern from "keyset.h" nogil:
         int32_t mask
         int32_t count
         bint has_zero
+        const uint64_t *extra
+        int32_t n_extra
 
     void gb_keyset_init(gb_keyset *set, uint64_t *slots, int32_t capacity)
     bint gb_keyset_contains(const gb_keyset *set, uint64_t key)
     bint gb_keyset_insert(gb_keyset *set, uint64_t key)
+    void gb_keyset_remove_last(gb_keyset *set, uint64_t key)
 
 
 cdef extern from "board.h" nogil:
@@ -137,3 +140,28 @@ cdef extern from "planes.h" nogil:
     int gb_features_write_u8(const gb_board *const *boards,
                              const gb_stone_history *const *histories, int64_t n,
                              int set, uint8_t *out, int64_t stride_b, int64_t stride_c)
+
+
+cdef extern from "pool.h" nogil:
+    ctypedef struct gb_pool:
+        gb_board *boards
+        int32_t *parent
+        int16_t *move
+        uint64_t *key
+        uint8_t *valid
+        int32_t games
+        int32_t slots_per_root
+        gb_rules *rules
+        double *komi
+        gb_keyset *record
+        gb_stone_history *past
+
+    gb_keyset gb_pool_history(const gb_pool *p, int64_t slot, uint64_t *path)
+    int gb_pool_expand(gb_pool *p, const int64_t *parents, const int32_t *points,
+                       const int64_t *children, int64_t n, uint64_t *path,
+                       int64_t *failed)
+    void gb_pool_legal_masks(const gb_pool *p, const int64_t *slots, int64_t n,
+                             uint8_t *out, uint64_t *path)
+    void gb_pool_stone_history(const gb_pool *p, int64_t slot, gb_stone_history *out)
+    uint64_t gb_pool_eval_key(const gb_pool *p, int64_t slot)
+    int32_t gb_pool_reroot(gb_pool *p, int32_t g, int64_t new_root, int32_t *mapping)

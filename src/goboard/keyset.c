@@ -11,6 +11,8 @@ gb_keyset_init(gb_keyset *set, uint64_t *slots, int32_t capacity)
     set->mask = capacity - 1;
     set->count = 0;
     set->has_zero = false;
+    set->extra = NULL;
+    set->n_extra = 0;
 }
 
 static inline int32_t

@@ -9,11 +9,15 @@
 typedef struct gb_keyset {
     uint64_t *slots; /* mask + 1 entries, a power of two; 0 marks a free slot */
     int32_t mask;    /* capacity - 1 */
-    int32_t count;   /* keys held, key 0 included; keep count <= capacity / 2 */
+    int32_t count;   /* keys held in slots, key 0 included; keep count <= capacity / 2 */
     bool has_zero;   /* key 0 (the empty board's hash) cannot live in a slot */
+    /* A few more keys searched linearly, not owned: a search path on top of a game's
+     * record shares the record's slots without copying them. */
+    const uint64_t *extra;
+    int32_t n_extra;
 } gb_keyset;
 
-/* Empties the set over slots[0..capacity) (capacity a power of two >= 2). */
+/* Empties the set over slots[0..capacity) (capacity a power of two >= 2), no extras. */
 void gb_keyset_init(gb_keyset *set, uint64_t *slots, int32_t capacity);
 
 /* Inline: legal-move generation asks once per empty point. Zobrist keys are uniformly
@@ -21,6 +25,10 @@ void gb_keyset_init(gb_keyset *set, uint64_t *slots, int32_t capacity);
 static inline bool
 gb_keyset_contains(const gb_keyset *set, uint64_t key)
 {
+    for (int32_t j = 0; j < set->n_extra; j++) {
+        if (set->extra[j] == key)
+            return true;
+    }
     if (key == 0)
         return set->has_zero;
     for (int32_t i = (int32_t)(key & (uint64_t)set->mask);; i = (i + 1) & set->mask) {

@@ -49,6 +49,7 @@ gb_history_reset(gb_stone_history *h, const gb_board *b)
     h->count = 1;
     h->latest = 0;
     memcpy(h->color[0], b->color, used_bytes(b));
+    h->hash[0] = b->hash;
 }
 
 void
@@ -58,6 +59,7 @@ gb_history_push(gb_stone_history *h, const gb_board *b)
     if (h->count < GB_HISTORY)
         h->count++;
     memcpy(h->color[h->latest], b->color, used_bytes(b));
+    h->hash[h->latest] = b->hash;
 }
 
 /* The colours of position t-k, or NULL if the record does not reach back so far. */

@@ -32,6 +32,7 @@ typedef struct gb_stone_history {
     int8_t latest; /* ring index of position t */
     /* Colours in the mailbox layout (one memcpy per move); walls are never read. */
     gb_color color[GB_HISTORY][GB_ARR_SIZE];
+    uint64_t hash[GB_HISTORY]; /* stone hash of each position, same ring */
 } gb_stone_history;
 
 /* One plane of a set: its name and what it holds. */

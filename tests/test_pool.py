@@ -1,0 +1,182 @@
+"""goboard.Pool: search-tree positions in C must equal the same games on Boards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import goboard
+from goboard.errors import IllegalMoveError
+
+RULES = ["tromp-taylor", "chinese", goboard.Rules(ko="simple", suicide=True)]
+
+
+def random_root(size: int, rules, moves: int, rng) -> goboard.Board:
+    root = goboard.Board(size, rules=rules)
+    for _ in range(moves):
+        legal = root.legal_moves()
+        root.play(
+            legal[int(rng.integers(len(legal) - 1))] if len(legal) > 1 else legal[0]
+        )
+        if root.is_over:
+            break
+    return root
+
+
+def grow(pool: goboard.Pool, root: goboard.Board, game: int, steps: int, rng) -> dict:
+    """Expand random legal children under game ``game``; mirror them on Boards."""
+    m = pool.slots_per_root
+    boards = {game * m: root.copy()}
+    free = game * m + 1
+    for _ in range(steps):
+        if free == (game + 1) * m:
+            break
+        parent = int(rng.choice(list(boards)))
+        if boards[parent].is_over:
+            continue
+        move = int(rng.choice(boards[parent].legal_moves()))
+        pool.expand([parent], [move], [free])
+        child = boards[parent].copy()
+        child.play(move)
+        boards[free] = child
+        free += 1
+    return boards
+
+
+@pytest.mark.parametrize("rules", RULES, ids=str)
+@pytest.mark.parametrize("size", [3, 5, 9])
+def test_pool_positions_equal_boards(size: int, rules, rng) -> None:
+    root = random_root(size, rules, int(rng.integers(0, 10)), rng)
+    if root.is_over:
+        pytest.skip("the random opening ended the game")
+    pool = goboard.Pool([root.copy(), root], 120)
+    boards = grow(pool, root, 1, 110, rng)
+    slots = np.array(sorted(boards))
+    expected = [boards[s] for s in slots]
+    assert all(pool.board(s) == b for s, b in zip(slots, expected, strict=True))
+    np.testing.assert_array_equal(
+        pool.legal_masks(slots), np.stack([b.legal_mask() for b in expected])
+    )
+    for kind in goboard.FEATURE_KINDS:
+        np.testing.assert_array_equal(
+            pool.features(slots, kind), goboard.features_batch(expected, kind)
+        )
+    assert pool.to_play(slots).tolist() == [b.to_play for b in expected]
+    assert pool.is_over(slots).tolist() == [b.is_over for b in expected]
+    assert pool.scores(slots).tolist() == [b.score() for b in expected]
+    for s in slots:
+        pool.board(s)._check_invariants()
+        if s != pool.slots_per_root:
+            parent = pool.parent(s)
+            child = boards[parent].copy()
+            child.play(pool.move(s))
+            assert child == boards[s]
+
+
+# On 2x2 under positional superko, after this line the point 0 would repeat a position.
+SUPERKO_LINE, SUPERKO_POINT = (0, 1, 2, 3, 0, 2), 0
+
+
+@pytest.mark.parametrize("in_record", [0, 3, 6], ids=lambda k: f"{k}-moves-in-record")
+def test_superko_spans_the_record_and_the_path(in_record: int) -> None:
+    """The repeated position may lie in the game record, the tree path, or both."""
+    root = goboard.Board(2)
+    for move in SUPERKO_LINE[:in_record]:
+        root.play(move)
+    pool = goboard.Pool([root], 16)
+    slot = 0
+    for i, move in enumerate(SUPERKO_LINE[in_record:], start=1):
+        pool.expand([slot], [move], [i])
+        slot = i
+    board = pool.board(slot)
+    assert not pool.legal_masks([slot])[0][SUPERKO_POINT]
+    assert not board.is_legal(SUPERKO_POINT)
+    with pytest.raises(IllegalMoveError) as err:
+        pool.expand([slot], [SUPERKO_POINT], [15])
+    assert err.value.reason == "superko"
+    simple = goboard.Pool([goboard.Board(2, rules=goboard.Rules(ko="simple"))], 16)
+    for i, move in enumerate(SUPERKO_LINE, start=1):
+        simple.expand([i - 1], [move], [i])
+    assert simple.legal_masks([len(SUPERKO_LINE)])[0][SUPERKO_POINT]
+
+
+def test_eval_keys_see_history_turn_and_position(rng) -> None:
+    root = goboard.Board(5)
+    pool = goboard.Pool([root], 32)
+    # Same stones by transposition, different move order: the last positions differ.
+    pool.expand([0, 0], [6, 18], [1, 2])
+    pool.expand([1, 2], [24, 24], [3, 4])
+    pool.expand([3, 4], [18, 6], [5, 6])
+    assert pool.board(5).zobrist == pool.board(6).zobrist
+    keys = pool.eval_keys([5, 6, 5])
+    assert keys[0] == keys[2] and keys[0] != keys[1]
+    # Two passes from one position: same stones, the history planes differ.
+    pool.expand([0], [25], [7])
+    assert pool.eval_keys([0])[0] != pool.eval_keys([7])[0]
+
+
+def test_reroot_keeps_the_subtree(rng) -> None:
+    root = random_root(5, "tromp-taylor", 4, rng)
+    pool = goboard.Pool([root], 64)
+    boards = grow(pool, root, 0, 60, rng)
+    child = next(s for s in sorted(boards) if pool.parent(s) == 0)
+    mapping = pool.reroot(0, child)
+    assert mapping[child] == 0 and mapping[0] == -1
+    for old, new in enumerate(mapping):
+        if new >= 0:
+            assert pool.board(new) == boards[old]
+            np.testing.assert_array_equal(
+                pool.features([new])[0], boards[old].features()
+            )
+            np.testing.assert_array_equal(
+                pool.legal_masks([new])[0], boards[old].legal_mask()
+            )
+    assert pool.parent(0) == -1
+    kept = int((mapping >= 0).sum())
+    with pytest.raises(ValueError):
+        pool.legal_masks([kept])  # freed slots hold no position
+
+
+def test_playouts_from_slots_are_reproducible() -> None:
+    pool = goboard.Pool([goboard.Board(9)], 8)
+    pool.expand([0], [40], [1])
+    a = pool.playouts([0, 1], 16, seed=5)
+    b = pool.playouts([0, 1], 16, seed=5)
+    assert a.shape == (2, 16)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a[0], a[1])
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda p: p.expand([0], [0], [0]), ValueError),  # child is a root
+        (lambda p: p.expand([0], [0], [9]), ValueError),  # child in another game
+        (lambda p: p.expand([0], [0, 1], [1]), ValueError),  # lengths differ
+        (lambda p: p.expand([2], [0], [3]), ValueError),  # parent holds no position
+        (lambda p: p.expand([0], [26], [1]), IllegalMoveError),  # off-board
+        (lambda p: p.expand([0], [1.5], [1]), TypeError),
+        (lambda p: p.legal_masks([99]), ValueError),
+        (lambda p: p.features([0], "nope"), ValueError),
+        (lambda p: p.reroot(3, 0), ValueError),
+        (lambda p: p.reroot(0, 8), ValueError),  # a slot of game 1
+        (lambda p: p.set_root(0, "board"), TypeError),
+        (lambda p: p.set_root(0, goboard.Board(9)), ValueError),
+    ],
+)
+def test_pool_bad_arguments(call, error) -> None:
+    pool = goboard.Pool([goboard.Board(5), goboard.Board(5)], 8)
+    with pytest.raises(error):
+        call(pool)
+    np.testing.assert_array_equal(
+        pool.legal_masks([0])[0], goboard.Board(5).legal_mask()
+    )
+
+
+def test_pool_constructor_errors() -> None:
+    with pytest.raises(ValueError):
+        goboard.Pool([], 4)
+    with pytest.raises(ValueError):
+        goboard.Pool([goboard.Board(5), goboard.Board(7)], 4)
+    with pytest.raises(ValueError):
+        goboard.Pool([goboard.Board(5)], 0)
