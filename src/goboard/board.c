@@ -210,6 +210,22 @@ string_hash(const gb_board *b, gb_loc h)
     return x;
 }
 
+/* XOR of the keys of the distinct strings among heads[0..n): a string touched from two
+ * sides appears twice and must be XORed out once. */
+static uint64_t
+strings_hash(const gb_board *b, const gb_loc *heads, int n)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < n; i++) {
+        bool dup = false;
+        for (int j = 0; j < i; j++)
+            dup |= heads[j] == heads[i];
+        if (!dup)
+            x ^= string_hash(b, heads[i]);
+    }
+    return x;
+}
+
 /* ---- Setup ---------------------------------------------------------------------------- */
 
 int
@@ -300,26 +316,10 @@ empty_point_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
     if (!superko)
         return GB_OK;
 
-    /* The hash after the move, without making it: a string touched from two sides must
-     * be XORed out once, so skip heads already seen. */
-    uint64_t h = b->hash ^ gb_zobrist_stone(c, v);
-    for (int i = 0; i < ncaptured; i++) {
-        bool dup = false;
-        for (int j = 0; j < i; j++)
-            dup |= captured[j] == captured[i];
-        if (!dup)
-            h ^= string_hash(b, captured[i]);
-    }
-    if (suicide) {
-        h ^= gb_zobrist_stone(c, v);
-        for (int i = 0; i < nfriends; i++) {
-            bool dup = false;
-            for (int j = 0; j < i; j++)
-                dup |= friends[j] == friends[i];
-            if (!dup)
-                h ^= string_hash(b, friends[i]);
-        }
-    }
+    /* The hash after the move, without making it. */
+    uint64_t h = b->hash ^ gb_zobrist_stone(c, v) ^ strings_hash(b, captured, ncaptured);
+    if (suicide)
+        h ^= gb_zobrist_stone(c, v) ^ strings_hash(b, friends, nfriends);
     if (gb_keyset_contains(history, superko_key(h, (gb_color)-c, rules->ko)))
         return GB_ERR_SUPERKO;
     return GB_OK;
