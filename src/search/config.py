@@ -3,8 +3,8 @@
 Three configurations, one per search (they share the limits and the move choice):
 
 - :class:`SearchConfig`: AlphaGo Zero's PUCT.
-- :class:`AlphaGo2016Config`: PUCT plus AlphaGo 2016's expansion threshold and the mix of
-  the value network with rollout outcomes.
+- :class:`AlphaGo2016Config`: PUCT plus AlphaGo 2016's expansion threshold and the mix
+  of the value network with rollout outcomes.
 - :class:`UCTConfig`: plain UCB1 over random rollouts (the pure-MCTS baseline).
 
 Glossary:

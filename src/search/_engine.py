@@ -1,0 +1,343 @@
+"""The search engine: G trees stepped in lock-step over one ``goboard.Pool``.
+
+Each *step* walks ``leaves_per_batch`` paths down every active tree (virtual loss keeps
+the walks of one tree apart), creates the new nodes' positions with one ``pool.expand``
+call, evaluates all leaves with one evaluator call, and backs the values up. A
+single-tree search is the G = 1 case of the same code. See :mod:`search.mcts` for the
+three searches built on it, :mod:`search._step` for the walks, :mod:`search._roots` for
+root handling and results.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+import goboard
+
+from . import _step
+from ._roots import RootsMixin, Seeds, as_boards, make_rngs
+from ._step import Idx, Walks
+from .config import SearchConfig, UCTConfig, _Common
+from .evaluator import TRUSTED, Evaluator, Positions, RolloutPolicy, check_output
+from .puct import puct_scores, ucb1_scores
+from .result import SearchResult
+from .tree import EXPANDED, TERMINAL, Tree
+
+__all__ = ["MCTS", "Callback"]
+
+Callback = Callable[[list[SearchResult]], None]
+I64 = NDArray[np.int64]
+_JITTER_ROWS = 64
+
+
+class MCTS(RootsMixin):
+    """The search engine behind ``PUCT``, ``AlphaGo2016`` and ``UCT`` (search.mcts).
+
+    Args:
+        evaluator: priors and values for leaves.
+        roots: one board (a single tree) or a sequence of boards (one tree per game);
+            all of one size. The boards are copied.
+        config: limits and hyper-parameters.
+        rng: randomness per game: a seed or Generator (spawned into one stream per game
+            when there are several games; used as is for one game), or a sequence with
+            one seed or Generator per game. Game g's stream drives only game g's noise
+            and move choice, so G games searched together give the same results as G
+            single-tree searches seeded alike.
+        rule: ``"puct"`` or ``"ucb1"``.
+        rollout: rollout policy whose values are mixed into leaf values by
+            ``mix_lambda``.
+        mix_lambda: weight of the rollout value.
+        expansion_threshold: a leaf gets its priors on this visit.
+    """
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        roots: goboard.Board | Sequence[goboard.Board],
+        config: _Common,
+        rng: Seeds = None,
+        *,
+        rule: str = "puct",
+        rollout: RolloutPolicy | None = None,
+        mix_lambda: float = 0.0,
+        expansion_threshold: int = 1,
+    ) -> None:
+        if not isinstance(config, _Common):
+            raise TypeError(
+                "config must be a SearchConfig, AlphaGo2016Config or UCTConfig"
+            )
+        if rule not in ("puct", "ucb1"):
+            raise ValueError(f"rule must be 'puct' or 'ucb1', not {rule!r}")
+        wanted = SearchConfig if rule == "puct" else UCTConfig
+        if not isinstance(config, wanted):
+            raise TypeError(f"rule {rule!r} needs a {wanted.__name__}")
+        if not hasattr(evaluator, "evaluate"):
+            raise TypeError("evaluator must have an evaluate(positions) method")
+        boards = as_boards(roots)
+        self.config = config
+        self.evaluator = evaluator
+        self.rule = rule
+        self.rollout = rollout
+        self.mix_lambda = float(mix_lambda)
+        self.expansion_threshold = int(expansion_threshold)
+        capacity = config.capacity()
+        self.pool = goboard.Pool(boards, capacity)
+        size = int(self.pool.size)
+        self.tree = Tree(len(boards), capacity, size * size + 1)
+        self._rngs = make_rngs(rng, len(boards))
+        self._noise_saved: list[NDArray[np.float32] | None] = [None] * len(boards)
+        self._stop = threading.Event()
+        self._pending = np.zeros(self.tree.visits_flat.shape[0], dtype=np.bool_)
+        # This package's evaluators answer valid numbers by construction.
+        self._trusted = type(evaluator) in TRUSTED
+        self._jitter: NDArray[np.float64] | None = None
+        if rule == "ucb1":
+            self._jitter = np.stack(
+                [r.random((_JITTER_ROWS, self.tree.num_actions)) for r in self._rngs]
+            ).reshape(-1, self.tree.num_actions)
+        puct = config if isinstance(config, SearchConfig) else None
+        self._c_puct = puct.c_puct if puct else 0.0
+        self._fpu = puct.fpu_reduction if puct else 0.0
+        self._noise = puct.dirichlet_fraction if puct else 0.0
+        self._alpha = puct.dirichlet_alpha if puct else 0.0
+        self._exploration = config.exploration if isinstance(config, UCTConfig) else 0.0
+
+    @property
+    def games(self) -> int:
+        """G, the number of trees."""
+        return self.tree.games
+
+    def stop(self) -> None:
+        """Ask the running search to stop after its current step (thread-safe)."""
+        self._stop.set()
+
+    # -- the search loop -------------------------------------------------------
+
+    def run(
+        self,
+        games: Sequence[int] | None = None,
+        *,
+        callback: Callback | None = None,
+        every: int | None = None,
+        every_seconds: float | None = None,
+        stop_event: threading.Event | None = None,
+        temperature: float | None = None,
+    ) -> list[SearchResult]:
+        """Search the roots of ``games`` (default: all) and return one result each.
+
+        The search of a game ends after ``num_simulations`` simulations or when its tree
+        is full; all end at ``time_limit``, on :meth:`stop` (which also clears at the
+        start of a run) or when ``stop_event`` is set.
+
+        Args:
+            games: which trees to search (distinct indices; their games must not be
+                over).
+            callback: called between steps with the current results of ``games`` (the
+                moves in them are the most visited, not sampled).
+            every: call back after at least this many simulations (all games together).
+            every_seconds: call back after at least this many seconds.
+            stop_event: another way to stop the search from another thread.
+            temperature: overrides ``config.temperature`` for the final move choice.
+
+        Raises:
+            ValueError: a bad game index, or a game that is over.
+        """
+        start = time.monotonic()
+        chosen = self._check_games(games)
+        self._stop.clear()
+        cfg = self.config
+        deadline = None if cfg.time_limit is None else start + cfg.time_limit
+        self._prepare_roots(chosen)
+        remaining = np.zeros(self.games, dtype=np.int64)
+        remaining[chosen] = cfg.num_simulations
+        since_sims, since_time = 0, start
+        active = chosen[self._has_room(chosen)]
+        left = remaining[active]  # remaining simulations of the active games
+        capacity = self.tree.capacity
+        stop_flag = self._stop
+        while active.size:
+            if stop_flag.is_set() or (stop_event is not None and stop_event.is_set()):
+                break
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                break
+            if callback is not None and (
+                (every is not None and since_sims >= every)
+                or (every_seconds is not None and now - since_time >= every_seconds)
+            ):
+                remaining[active] = left
+                done = cfg.num_simulations - remaining
+                callback(self._results(chosen, done, now - start, final=False))
+                since_sims, since_time = 0, now
+            sims = self._step(active, left)
+            left -= sims
+            if callback is not None:
+                since_sims += int(sims.sum())
+            if left.min() <= 0 or self.tree.num_nodes[active].max() >= capacity:
+                remaining[active] = left
+                keep = (left > 0) & self._has_room(active)
+                active, left = active[keep], left[keep]
+        remaining[active] = left
+        done = cfg.num_simulations - remaining
+        tau = cfg.temperature if temperature is None else float(temperature)
+        return self._results(chosen, done, time.monotonic() - start, tau=tau)
+
+    def search(
+        self,
+        *,
+        callback: Callback | None = None,
+        every: int | None = None,
+        every_seconds: float | None = None,
+        stop_event: threading.Event | None = None,
+        temperature: float | None = None,
+    ) -> SearchResult:
+        """Search a single-game tree; arguments as for :meth:`run`."""
+        if self.games != 1:
+            raise ValueError("search() is for one game; use run() for several")
+        return self.run(
+            callback=callback,
+            every=every,
+            every_seconds=every_seconds,
+            stop_event=stop_event,
+            temperature=temperature,
+        )[0]
+
+    def _has_room(self, games: I64) -> NDArray[np.bool_]:
+        return np.asarray(self.tree.num_nodes[games] < self.tree.capacity)
+
+    def _scores(
+        self, rows: Idx, bases: Idx
+    ) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
+        t = self.tree
+        children = t.children_rows.take(rows, axis=0)
+        prior = t.prior_rows.take(rows, axis=0)
+        pos = children + bases[:, None]
+        visits = t.visits_flat.take(pos)
+        sums = t.value_sums_flat.take(pos)
+        parent_visits = t.visits_flat.take(rows)
+        if self.rule == "puct":
+            parent_q = t.value_sums_flat.take(rows) / -parent_visits  # its own view
+            s = puct_scores(
+                prior, visits, sums, parent_visits, parent_q, self._c_puct, self._fpu
+            )
+        else:
+            assert self._jitter is not None
+            node = rows - bases
+            games = bases // t.stride
+            jitter = self._jitter[games * _JITTER_ROWS + node % _JITTER_ROWS]
+            c = self._exploration
+            s = ucb1_scores(prior, visits, sums, parent_visits, c, jitter)
+        return children, s
+
+    def _step(self, active: I64, remaining: I64) -> I64:
+        """One step for ``active`` games; returns simulations done per active game."""
+        t = self.tree
+        rounds = self.config.leaves_per_batch
+        vl = self.config.virtual_loss if rounds > 1 else 0
+        pending = self._pending
+        walks: list[Walks] = []
+        for r in range(rounds):
+            games = active
+            if r > 0:
+                games = active[(remaining > r) & self._has_room(active)]
+                if games.size == 0:
+                    break
+            w = _step.select(t, games, self._scores, pending, self.expansion_threshold)
+            if vl:
+                _step.add_virtual_loss(t, w, vl)
+            walks.append(w)
+        batch = _step.merge(walks)
+        self._create_nodes(batch)
+        values = self._evaluate(batch)
+        _step.backup(t, batch, values, vl, unique=len(walks) == 1)
+        pending[batch.leaf] = False
+        if len(walks) == 1 and batch.all_eval:
+            return np.ones(active.size, dtype=np.int64)
+        real = batch.kind != _step.COLLISION
+        sims = np.zeros(t.games, dtype=np.int64)
+        np.add.at(sims, batch.games[real], 1)
+        return sims[active]
+
+    def _create_nodes(self, w: Walks) -> None:
+        """Positions for the new nodes (one pool call); mark finished games."""
+        if w.new_child.size == 0:
+            return
+        children = w.new_child
+        self.pool.expand(w.new_parent, w.new_action, children)
+        # Only a pass can end a game (the second of two in a row).
+        passed = w.new_action == self.tree.num_actions - 1
+        if not passed.any():
+            return
+        candidates = children[passed]
+        over = self.pool.is_over(candidates)
+        if not over.any():
+            return
+        t = self.tree
+        m = t.capacity
+        ended = candidates[over]
+        outcome = np.sign(self.pool.scores(ended)) * self.pool.to_play(ended)
+        pos = (ended // m) * t.stride + ended % m
+        t.state_flat[pos] = TERMINAL
+        t.terminal_value_flat[pos] = outcome
+        hit = (w.kind == _step.NEW) & (t.state_flat[w.leaf] == TERMINAL)
+        w.kind[hit] = _step.TERMINAL_LEAF
+        w.expand[hit] = False
+        w.all_eval = w.all_expand = False
+
+    def _evaluate(self, w: Walks) -> NDArray[np.float64]:
+        """Leaf values (leaf's side to move) per walk; priors stored where expanding."""
+        if w.all_eval:
+            return self._leaf_values(w.leaf, w.slots, w.expand, w.all_expand)
+        kind = w.kind
+        evaluate = kind <= _step.OLD
+        values = np.zeros(kind.shape[0], dtype=np.float64)
+        term = kind == _step.TERMINAL_LEAF
+        values[term] = self.tree.terminal_value_flat[w.leaf[term]]
+        if evaluate.any():
+            values[evaluate] = self._leaf_values(
+                w.leaf[evaluate], w.slots[evaluate], w.expand[evaluate], False
+            )
+        return values
+
+    def _leaf_values(
+        self, pos: I64, slots: I64, expand: NDArray[np.bool_], all_expand: bool
+    ) -> NDArray[np.float64]:
+        """Evaluate nodes at flat ``pos`` (pool ``slots``); give priors to those flagged
+        ``expand`` (all of them if ``all_expand``)."""
+        t = self.tree
+        positions = Positions._unchecked(self.pool, slots)
+        priors, values = check_output(
+            self.evaluator.evaluate(positions),
+            pos.shape[0],
+            t.num_actions,
+            trusted=self._trusted,
+        )
+        v = values.astype(np.float64)
+        if self.rollout is not None and self.mix_lambda > 0.0:
+            z = self.rollout.values(positions).astype(np.float64)
+            v = (1.0 - self.mix_lambda) * v + self.mix_lambda * z
+        if all_expand:
+            self._store_priors(pos, priors, positions.legal_masks())
+        elif expand.any():
+            legal = positions.legal_masks()[expand]
+            self._store_priors(pos[expand], priors[expand], legal)
+        return v
+
+    def _store_priors(
+        self, pos: I64, priors: NDArray[np.float32], legal: NDArray[np.bool_]
+    ) -> None:
+        p = priors * legal
+        total = p.sum(axis=1, keepdims=True)
+        if total.min() <= 0:  # no weight on any legal move: uniform over the legal ones
+            flat = total[:, 0] <= 0
+            p[flat] = legal[flat]
+            total[flat] = np.maximum(legal[flat].sum(axis=1, keepdims=True), 1)
+        p /= total
+        p[~legal] = -np.inf
+        self.tree.prior_rows[pos] = p
+        self.tree.state_flat[pos] = EXPANDED

@@ -1,0 +1,182 @@
+"""The search trees of G games as preallocated numpy arrays (struct of arrays, as mctx).
+
+Node ``i`` of game ``g`` is row ``[g, i]`` of every array and position slot
+``g * M + i`` of the ``goboard.Pool`` beside the tree (``M`` = capacity, nodes per
+game). Node 0 is the root. Nodes are numbered in creation order; ``num_nodes[g]`` is
+the next free one.
+
+Node arrays have one extra column, index ``M``, that always holds zeros: unexpanded
+children are ``-1``, and ``-1`` indexes that column, so gathering the statistics of a
+row of children needs no mask. In flat form a node is ``g * (M + 1) + i``
+(:meth:`Tree.flat`); an unexpanded child of game g then lands on game g-1's zero column
+(or, for g = 0, the last one): zeros either way.
+
+Glossary of the arrays (``A`` = N*N + 1 actions, pass last):
+
+- ``visits [G, M+1]`` float64: visits of the node (its evaluation(s) plus the visits of
+  its children); includes pending virtual visits during a step. Whole numbers, kept as
+  floats so the selection arithmetic needs no conversions.
+- ``value_sums [G, M+1]`` float64: sum of backed-up values *from the point of view of
+  the player who chose the move into the node* (the parent's side to move), so a child's
+  ``value_sums / visits`` is its Q for the parent. The root's value for its own side to
+  move is ``-value_sums / visits``.
+- ``virtual [G, M+1]`` int32: walks currently pending through the node (virtual loss);
+  zero between searches.
+- ``state [G, M+1]`` int8: :data:`UNEXPANDED` (no priors yet: a new node, or one below
+  AlphaGo 2016's expansion threshold), :data:`EXPANDED` (has priors; its children can be
+  chosen) or :data:`TERMINAL` (the game is over there).
+- ``terminal_value [G, M+1]`` float32: for terminal nodes, the rules value (+1/-1/0 by
+  the sign of the score) from the node's side to move.
+- ``prior [G, M+1, A]`` float32: renormalised priors over the legal moves; ``-inf``
+  marks illegal moves. Valid where ``state`` is ``EXPANDED``.
+- ``children [G, M+1, A]`` int32: child node per action, ``-1`` if not created yet.
+- ``parent [G, M+1]``, ``action [G, M+1]`` int32: ``-1`` for the root.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["EXPANDED", "TERMINAL", "UNEXPANDED", "Tree"]
+
+UNEXPANDED, EXPANDED, TERMINAL = 0, 1, 2
+
+
+class Tree:
+    """Search trees for ``games`` games, ``capacity`` nodes each (see the module)."""
+
+    def __init__(self, games: int, capacity: int, num_actions: int) -> None:
+        if games < 1 or capacity < 2 or num_actions < 2:
+            raise ValueError("a tree needs games >= 1, capacity >= 2, actions >= 2")
+        g, m, a = games, capacity, num_actions
+        self.games = g
+        self.capacity = m
+        self.num_actions = a
+        self.stride = m + 1
+        self.visits = np.zeros((g, m + 1), dtype=np.float64)
+        self.value_sums = np.zeros((g, m + 1), dtype=np.float64)
+        self.virtual = np.zeros((g, m + 1), dtype=np.int32)
+        self.state = np.zeros((g, m + 1), dtype=np.int8)
+        self.terminal_value = np.zeros((g, m + 1), dtype=np.float32)
+        self.prior = np.zeros((g, m + 1, a), dtype=np.float32)
+        self.children = np.full((g, m + 1, a), -1, dtype=np.int32)
+        self.parent = np.full((g, m + 1), -1, dtype=np.int32)
+        self.action = np.full((g, m + 1), -1, dtype=np.int32)
+        self.num_nodes = np.ones(g, dtype=np.int64)
+        # Flat views for gathers by flat node index (see flat()).
+        self.visits_flat = self.visits.reshape(-1)
+        self.value_sums_flat = self.value_sums.reshape(-1)
+        self.virtual_flat = self.virtual.reshape(-1)
+        self.state_flat = self.state.reshape(-1)
+        self.terminal_value_flat = self.terminal_value.reshape(-1)
+        self.prior_rows = self.prior.reshape(g * (m + 1), a)
+        self.children_rows = self.children.reshape(g * (m + 1), a)
+        self.parent_flat = self.parent.reshape(-1)
+        self.action_flat = self.action.reshape(-1)
+
+    def flat(self, game: int, node: int) -> int:
+        """Flat index of a node (row of ``*_rows``, entry of ``*_flat``)."""
+        return game * self.stride + node
+
+    def _clear(self, g: int, start: int, stop: int) -> None:
+        rows = slice(start, stop)
+        self.visits[g, rows] = 0
+        self.value_sums[g, rows] = 0.0
+        self.virtual[g, rows] = 0
+        self.state[g, rows] = UNEXPANDED
+        self.terminal_value[g, rows] = 0.0
+        self.children[g, rows] = -1
+        self.parent[g, rows] = -1
+        self.action[g, rows] = -1
+
+    def reset(self, g: int) -> None:
+        """Empty game g's tree: only an unexpanded root is left."""
+        self._clear(g, 0, int(self.num_nodes[g]))
+        self.num_nodes[g] = 1
+
+    def compact(self, g: int, mapping: NDArray[np.int64]) -> None:
+        """Keep a subtree after ``goboard.Pool.reroot``.
+
+        Args:
+            g: the game.
+            mapping: int [M], old node -> new node or -1 (dropped); the kept nodes keep
+                their order and fill ``0 .. k-1``, node 0 being the new root.
+        """
+        used = int(self.num_nodes[g])
+        old_to_new = np.asarray(mapping, dtype=np.int64)[:used]
+        keep = np.flatnonzero(old_to_new >= 0)
+        k = int(keep.size)
+        if k == 0 or not np.array_equal(old_to_new[keep], np.arange(k)):
+            raise ValueError("mapping must keep a subtree in order, new root first")
+        # A lookup table with a -1 entry at the end, so -1 children map to -1.
+        table = np.append(old_to_new, -1).astype(np.int32)
+        for arr in (
+            self.visits,
+            self.value_sums,
+            self.virtual,
+            self.state,
+            self.terminal_value,
+            self.prior,
+        ):
+            arr[g, :k] = arr[g, keep]
+        self.children[g, :k] = table[self.children[g, keep]]
+        self.parent[g, :k] = table[self.parent[g, keep]]
+        self.action[g, :k] = self.action[g, keep]
+        self.parent[g, 0] = -1
+        self.action[g, 0] = -1
+        self._clear(g, k, used)
+        self.num_nodes[g] = k
+
+    def child_stats(
+        self, g: int, node: int = 0
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Visits [A] and value sums [A] (the node's side to move's view) of its
+        children; zeros for children not created."""
+        pos = self.children[g, node].astype(np.int64) + g * self.stride
+        return self.visits_flat[pos], self.value_sums_flat[pos]
+
+    def node_value(self, g: int, node: int = 0) -> float:
+        """Mean value of a node from its own side to move (0 if never visited)."""
+        n = int(self.visits[g, node])
+        return 0.0 if n == 0 else -float(self.value_sums[g, node]) / n
+
+    def principal_variation(self, g: int, max_length: int = 400) -> list[int]:
+        """Moves along the most visited children from the root (ties: lowest index)."""
+        moves: list[int] = []
+        node = 0
+        while len(moves) < max_length and self.state[g, node] == EXPANDED:
+            visits, _ = self.child_stats(g, node)
+            best = int(np.argmax(visits))
+            if visits[best] <= 0:
+                break
+            moves.append(best)
+            node = int(self.children[g, node, best])
+        return moves
+
+    def check(self, g: int, *, strict: bool = True) -> None:
+        """Raise AssertionError if game g's tree is inconsistent.
+
+        Always: no pending virtual loss; sentinel column zero; parent/child links agree;
+        a node's visits are at least the sum of its children's. ``strict`` (searches
+        that expand on the first visit): an expanded node's visits are exactly one more
+        than its children's.
+        """
+        used = int(self.num_nodes[g])
+        m = self.capacity
+        assert not self.virtual[g].any(), "virtual loss left in the tree"
+        assert self.visits[g, m] == 0 and self.value_sums[g, m] == 0.0, "sentinel"
+        assert not self.visits[g, used:m].any(), "visits beyond num_nodes"
+        for node in range(used):
+            kids = self.children[g, node]
+            made = np.flatnonzero(kids >= 0)
+            for a in made:
+                child = int(kids[a])
+                assert 0 < child < used, f"child {child} of node {node} out of range"
+                assert self.parent[g, child] == node and self.action[g, child] == a
+                assert np.isfinite(self.prior[g, node, a]), "child on an illegal move"
+            total = int(self.visits[g, kids[made]].sum())
+            n = int(self.visits[g, node])
+            assert n >= total, f"node {node}: visits {n} < children's {total}"
+            if strict and self.state[g, node] == EXPANDED:
+                assert n == total + 1, f"node {node}: visits {n} != 1 + {total}"
