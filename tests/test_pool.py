@@ -154,6 +154,13 @@ def test_playouts_from_slots_are_reproducible() -> None:
         (lambda p: p.expand([0], [0], [9]), ValueError),  # child in another game
         (lambda p: p.expand([0], [0, 1], [1]), ValueError),  # lengths differ
         (lambda p: p.expand([2], [0], [3]), ValueError),  # parent holds no position
+        (lambda p: p.expand([0, 0], [0, 1], [1, 1]), ValueError),  # repeated child
+        (lambda p: p.expand([0, 1], [0, 1], [1, 2]), ValueError),  # child is a parent
+        (lambda p: p.expand([0], [0], [-1]), ValueError),  # outside the pool
+        (
+            lambda p: p.expand([0, 0], [0, 0], [1, 2]) or p.expand([1], [0], [3]),
+            IllegalMoveError,
+        ),  # occupied
         (lambda p: p.expand([0], [26], [1]), IllegalMoveError),  # off-board
         (lambda p: p.expand([0], [1.5], [1]), TypeError),
         (lambda p: p.legal_masks([99]), ValueError),

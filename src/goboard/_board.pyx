@@ -5,7 +5,7 @@ from cpython.long cimport PyLong_AsLongAndOverflow
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_GET_ITEM
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from . cimport cboard as cb
@@ -660,6 +660,23 @@ def perft(board, depth):
     return leaves
 
 
+cdef _int_array(values, dtype, what):
+    """``values`` as a contiguous 1-D integer array of ``dtype`` (a scalar becomes one
+    element); floats, bools and other kinds raise TypeError."""
+    if type(values) is np.ndarray and values.dtype == dtype and values.ndim == 1 \
+            and values.flags.c_contiguous:
+        return values  # the search's own arrays: no copy, no checks to repeat
+    arr = np.asarray(values)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+        raise TypeError(f"{what} must be a 1-D sequence of ints")
+    limits = np.iinfo(dtype)
+    if arr.size and (arr.min() < limits.min or arr.max() > limits.max):
+        raise ValueError(f"{what} out of range")
+    return np.ascontiguousarray(arr, dtype=dtype)
+
+
 # ---- search-tree positions ----------------------------------------------------------
 
 cdef class Pool:
@@ -698,12 +715,16 @@ cdef class Pool:
         self.p.past = <cb.gb_stone_history *>PyMem_Malloc(
             g * sizeof(cb.gb_stone_history))
         self.path = <uint64_t *>PyMem_Malloc(m * sizeof(uint64_t))
-        if (self.p.boards == NULL or self.p.parent == NULL or self.p.move == NULL
+        self.p.stamp = <uint32_t *>PyMem_Malloc(n * sizeof(uint32_t))
+        if (self.p.stamp == NULL or self.p.boards == NULL or self.p.parent == NULL
+                or self.p.move == NULL
                 or self.p.key == NULL or self.p.valid == NULL or self.p.rules == NULL
                 or self.p.komi == NULL or self.p.record == NULL or self.p.past == NULL
                 or self.path == NULL):
             raise MemoryError()
         memset(self.p.valid, 0, n)
+        memset(self.p.stamp, 0, n * sizeof(uint32_t))
+        self.p.epoch = 0
         memset(self.p.record, 0, g * sizeof(cb.gb_keyset))
         self._rules = [None] * g
         for i in range(g):
@@ -723,6 +744,7 @@ cdef class Pool:
         PyMem_Free(self.p.record)
         PyMem_Free(self.p.past)
         PyMem_Free(self.path)
+        PyMem_Free(self.p.stamp)
 
     @property
     def games(self):
@@ -768,64 +790,47 @@ cdef class Pool:
             raise ValueError(f"game {g} is not in 0..{self.p.games - 1}")
         return g
 
-    cdef _slots(self, slots, bint need_position=True):
-        """Slots as a contiguous int64 array, checked against the pool."""
-        arr = np.asarray(slots)
-        if arr.ndim == 0:
-            arr = arr.reshape(1)
-        if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
-            raise TypeError("slots must be a 1-D sequence of ints")
-        arr = np.ascontiguousarray(arr, dtype=np.int64)
-        cdef int64_t total = <int64_t>self.p.games * self.p.slots_per_root
-        if arr.size and (arr.min() < 0 or arr.max() >= total):
-            raise ValueError("a slot is outside the pool")
+    cdef _slots(self, slots):
+        """Slots as a contiguous int64 array, each in the pool, holding a position."""
+        arr = _int_array(slots, np.int64, "slots")
         cdef const int64_t[::1] view = arr
-        if need_position:
-            for i in range(arr.shape[0]):
-                if not self.p.valid[view[i]]:
-                    raise ValueError(f"slot {view[i]} holds no position")
+        cdef int64_t failed = 0
+        if arr.shape[0]:
+            rc = cb.gb_pool_check_slots(&self.p, &view[0], arr.shape[0], &failed)
+            if rc != cb.GB_OK:
+                raise ValueError(f"slot {view[failed]}: {cb.gb_strerror(rc).decode()}")
         return arr
+
+    cdef int64_t _slot(self, slot) except -1:
+        """One slot (an int) in the pool that holds a position."""
+        if isinstance(slot, bool) or not isinstance(slot, (int, np.integer)):
+            raise TypeError(f"a slot must be an int, not {type(slot).__name__}")
+        return self._slots(slot)[0]
 
     def expand(self, parents, actions, children):
         """Play ``actions[i]`` in a copy of slot ``parents[i]`` into ``children[i]``.
 
         Raises:
             ValueError: slots outside the pool or the parent's game, a child that is a
-                root or a parent of this call, repeated children, or an empty parent.
+                root, repeated or a parent of this call, or an empty parent.
             goboard.IllegalMoveError: an illegal action (superko along the path
                 included); nothing is changed.
         """
-        par = self._slots(parents)
-        chi = self._slots(children, need_position=False)
-        act = np.asarray(actions)
-        if act.ndim == 0:
-            act = act.reshape(1)
-        if act.ndim != 1 or (act.size and act.dtype.kind not in "iu"):
-            raise TypeError("actions must be a 1-D sequence of ints")
-        if not (len(par) == len(chi) == len(act)):
-            raise ValueError("parents, actions and children must have the same length")
-        m = self.p.slots_per_root
-        if (par // m != chi // m).any():
-            raise ValueError("a child must be in its parent's game")
-        if (chi % m == 0).any():
-            raise ValueError("a root slot cannot be a child (use set_root)")
-        if len(np.unique(chi)) != len(chi) or np.isin(chi, par).any():
-            raise ValueError("children must be distinct and not parents in the call")
-        area = self.p.boards[0].size * self.p.boards[0].size
-        bad = np.flatnonzero((act < 0) | (act > area))
-        if bad.size:
-            raise IllegalMoveError("off-board", int(act[bad[0]]))
-        cdef const int64_t[::1] pv = par
-        cdef const int64_t[::1] cv = chi
-        cdef const int32_t[::1] av = np.ascontiguousarray(act, dtype=np.int32)
-        cdef int64_t failed = 0, n = len(par)
+        cdef const int64_t[::1] pv = _int_array(parents, np.int64, "parents")
+        cdef const int64_t[::1] cv = _int_array(children, np.int64, "children")
+        cdef const int32_t[::1] av = _int_array(actions, np.int32, "actions")
+        cdef int64_t failed = 0, n = pv.shape[0]
         cdef int rc = cb.GB_OK
+        if not (n == cv.shape[0] == av.shape[0]):
+            raise ValueError("parents, actions and children must have the same length")
         if n:
             with nogil:
                 rc = cb.gb_pool_expand(&self.p, &pv[0], &av[0], &cv[0], n, self.path,
                                        &failed)
-        if rc != cb.GB_OK:
-            _check(rc, int(av[failed]))
+        if rc == cb.GB_ERR_SLOT or rc == cb.GB_ERR_EMPTY_SLOT:
+            raise ValueError(f"expand entry {failed} (parent {pv[failed]}, child "
+                             f"{cv[failed]}): {cb.gb_strerror(rc).decode()}")
+        _check(rc, av[failed])
 
     def legal_masks(self, slots, out=None):
         """Legal masks [n, N*N + 1] of the slots' positions."""
@@ -929,16 +934,16 @@ cdef class Pool:
 
     def parent(self, slot):
         """Parent slot of ``slot`` (-1 for a root)."""
-        return self.p.parent[self._slots(slot)[0]]
+        return self.p.parent[self._slot(slot)]
 
     def move(self, slot):
         """The point played from the parent to reach ``slot`` (-1 for a root)."""
-        return self.p.move[self._slots(slot)[0]]
+        return self.p.move[self._slot(slot)]
 
     def board(self, slot):
         """A goboard.Board of the slot's position, its superko record including the
         path from the root."""
-        cdef int64_t s = self._slots(slot)[0]
+        cdef int64_t s = self._slot(slot)
         cdef int32_t g = s // self.p.slots_per_root
         cdef Board board = Board.__new__(Board)
         board.b = self.p.boards[s]
@@ -959,7 +964,7 @@ cdef class Pool:
             int64 [M]: the new offset in game g's block of each old one (-1: dropped).
         """
         cdef int32_t game = self._game(g)
-        cdef int64_t root = self._slots(new_root)[0]
+        cdef int64_t root = self._slot(new_root)
         cdef int64_t base = <int64_t>game * self.p.slots_per_root
         if root // self.p.slots_per_root != game:
             raise ValueError(f"slot {root} is not in game {game}")

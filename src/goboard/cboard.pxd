@@ -1,5 +1,5 @@
 # Declarations mirroring gb_config.h, zobrist.h and board.h, in their order. No logic.
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 
 cdef extern from "gb_config.h" nogil:
@@ -33,6 +33,8 @@ cdef extern from "gb_config.h" nogil:
         GB_ERR_SIZE
         GB_ERR_BAD_COLOR
         GB_ERR_NO_LIBERTY
+        GB_ERR_SLOT
+        GB_ERR_EMPTY_SLOT
 
 
 cdef extern from "zobrist.h" nogil:
@@ -149,6 +151,8 @@ cdef extern from "pool.h" nogil:
         int16_t *move
         uint64_t *key
         uint8_t *valid
+        uint32_t *stamp
+        uint32_t epoch
         int32_t games
         int32_t slots_per_root
         gb_rules *rules
@@ -156,6 +160,8 @@ cdef extern from "pool.h" nogil:
         gb_keyset *record
         gb_stone_history *past
 
+    int gb_pool_check_slots(const gb_pool *p, const int64_t *slots, int64_t n,
+                            int64_t *failed)
     gb_keyset gb_pool_history(const gb_pool *p, int64_t slot, uint64_t *path)
     int gb_pool_expand(gb_pool *p, const int64_t *parents, const int32_t *points,
                        const int64_t *children, int64_t n, uint64_t *path,

@@ -150,6 +150,10 @@ gb_strerror(int code)
     case GB_ERR_SIZE: return "board size out of range";
     case GB_ERR_BAD_COLOR: return "colour must be black, white or empty";
     case GB_ERR_NO_LIBERTY: return "a string has no liberty";
+    case GB_ERR_SLOT:
+        return "slot outside the pool or the parent's game, a root as child, or a child "
+               "repeated or also a parent";
+    case GB_ERR_EMPTY_SLOT: return "a slot holds no position";
     case GB_ERR_CHECK_LAYOUT: return "invariant broken: walls or board layout";
     case GB_ERR_CHECK_EMPTY_LIST: return "invariant broken: empty-point list";
     case GB_ERR_CHECK_HEAD: return "invariant broken: string head";

@@ -34,6 +34,8 @@ enum gb_error {
     GB_ERR_SIZE = -7,
     GB_ERR_BAD_COLOR = -8,
     GB_ERR_NO_LIBERTY = -9,
+    GB_ERR_SLOT = -10,
+    GB_ERR_EMPTY_SLOT = -11,
     /* Broken invariants reported by gb_board_check(). */
     GB_ERR_CHECK_LAYOUT = -20,
     GB_ERR_CHECK_EMPTY_LIST = -21,

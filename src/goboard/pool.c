@@ -18,25 +18,66 @@ gb_pool_history(const gb_pool *p, int64_t slot, uint64_t *path)
 }
 
 int
+gb_pool_check_slots(const gb_pool *p, const int64_t *slots, int64_t n, int64_t *failed)
+{
+    const int64_t total = (int64_t)p->games * p->slots_per_root;
+    for (int64_t i = 0; i < n; i++) {
+        if (slots[i] < 0 || slots[i] >= total || !p->valid[slots[i]]) {
+            *failed = i;
+            return slots[i] < 0 || slots[i] >= total ? GB_ERR_SLOT : GB_ERR_EMPTY_SLOT;
+        }
+    }
+    return GB_OK;
+}
+
+/* Marks the children with a fresh epoch; fails on a bad or repeated child. */
+static int
+stamp_children(gb_pool *p, const int64_t *parents, const int64_t *children, int64_t n,
+               int64_t *failed)
+{
+    const int64_t total = (int64_t)p->games * p->slots_per_root;
+    if (++p->epoch == 0) { /* wrapped: old stamps could collide */
+        memset(p->stamp, 0, (size_t)total * sizeof *p->stamp);
+        p->epoch = 1;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t c = children[i], par = parents[i];
+        bool bad = c < 0 || c >= total || par < 0 || par >= total ||
+                   gb_pool_game(p, c) != gb_pool_game(p, par) ||
+                   c % p->slots_per_root == 0 || p->stamp[c] == p->epoch;
+        if (bad) {
+            *failed = i;
+            return GB_ERR_SLOT;
+        }
+        p->stamp[c] = p->epoch;
+    }
+    return GB_OK;
+}
+
+int
 gb_pool_expand(gb_pool *p, const int64_t *parents, const int32_t *points,
                const int64_t *children, int64_t n, uint64_t *path, int64_t *failed)
 {
-    for (int64_t i = 0; i < n; i++) {
+    int rc = stamp_children(p, parents, children, n, failed);
+    for (int64_t i = 0; i < n && rc == GB_OK; i++) {
         const gb_board *b = &p->boards[parents[i]];
-        int rc = GB_ERR_OFF_BOARD;
         int area = b->size * b->size;
-        if (!p->valid[parents[i]]) {
-            rc = GB_ERR_BAD_COLOR;
-        } else if (points[i] >= 0 && points[i] <= area) {
+        if (p->stamp[parents[i]] == p->epoch) {
+            rc = GB_ERR_SLOT;
+        } else if (!p->valid[parents[i]]) {
+            rc = GB_ERR_EMPTY_SLOT;
+        } else if (points[i] < 0 || points[i] > area) {
+            rc = GB_ERR_OFF_BOARD;
+        } else {
             gb_loc loc = points[i] == area ? GB_PASS_LOC : gb_board_loc(b, points[i]);
             gb_keyset h = gb_pool_history(p, parents[i], path);
             rc = gb_board_legality(b, loc, &p->rules[gb_pool_game(p, parents[i])], &h);
         }
-        if (rc != GB_OK) {
+        if (rc != GB_OK)
             *failed = i;
-            return rc;
-        }
     }
+    if (rc != GB_OK)
+        return rc;
     for (int64_t i = 0; i < n; i++) {
         int64_t c = children[i];
         gb_board *b = &p->boards[c];

@@ -21,6 +21,8 @@ typedef struct gb_pool {
     int16_t *move;     /* point played from the parent; -1 for roots */
     uint64_t *key;     /* superko key of the slot's position under its game's rules */
     uint8_t *valid;    /* 1 once the slot holds a position */
+    uint32_t *stamp;   /* scratch for gb_pool_expand: stamp[s] == epoch marks a child */
+    uint32_t epoch;
     int32_t games, slots_per_root;
     /* Per game: rules, komi, superko record and stone record of the game so far. */
     gb_rules *rules;
@@ -40,11 +42,15 @@ gb_pool_game(const gb_pool *p, int64_t slot)
  * of slot and its ancestors, written to path (room for slots_per_root). */
 gb_keyset gb_pool_history(const gb_pool *p, int64_t slot, uint64_t *path);
 
+/* GB_OK if every slot is in the pool and holds a position, else GB_ERR_SLOT or
+ * GB_ERR_EMPTY_SLOT with *failed = the index of the first bad one. */
+int gb_pool_check_slots(const gb_pool *p, const int64_t *slots, int64_t n, int64_t *failed);
+
 /* For each i, slot children[i] becomes parents[i] after playing points[i] (size * size
- * is pass). Checks everything first (parents set, legality with superko along the path)
- * and changes nothing on error: returns GB_OK, or an error code with *failed = i. The
- * caller guarantees slot ranges, same-game blocks and that no child is a parent or a
- * root. path is scratch with room for slots_per_root keys. */
+ * is pass). Checks everything first (slots in range and in the parent's game, children
+ * distinct, not roots and not parents of the call, parents set, points on the board,
+ * legality with superko along the path) and changes nothing on error: returns GB_OK, or
+ * an error code with *failed = i. path is scratch with room for slots_per_root keys. */
 int gb_pool_expand(gb_pool *p, const int64_t *parents, const int32_t *points,
                    const int64_t *children, int64_t n, uint64_t *path, int64_t *failed);
 
