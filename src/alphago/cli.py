@@ -1,0 +1,244 @@
+"""The ``alphago`` command: ``gtp``, ``play``, ``bench`` and ``eval``.
+
+Every subcommand imports what it needs when it runs, so ``alphago --help`` (and every
+command that does not use a network) starts without importing torch.
+
+- ``alphago gtp``: a GTP engine on stdin/stdout for Go GUIs and match runners.
+- ``alphago play``: play the engine yourself in the terminal.
+- ``alphago bench``: board, search and network speed on this machine.
+- ``alphago eval``: a refereed match between two GTP engine command lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from alphago.match import MatchGame
+    from alphago.player import Player
+
+__all__ = ["build_parser", "main"]
+
+
+def _add_engine_options(p: argparse.ArgumentParser, size: int) -> None:
+    p.add_argument(
+        "--size", type=int, default=size, help="board size (default %(default)s)"
+    )
+    p.add_argument("--komi", type=float, default=7.5, help="komi (default %(default)s)")
+    p.add_argument(
+        "--simulations",
+        type=int,
+        default=800,
+        help="search simulations per move (default %(default)s)",
+    )
+    p.add_argument(
+        "--weights",
+        metavar="FILE",
+        help="network weights (alphago.nets file); default: UCT with random playouts",
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--threads", type=int, default=None, help="torch threads for the network"
+    )
+    p.add_argument("--device", default="cpu", help="torch device (default cpu)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``alphago`` (all subcommands)."""
+    parser = argparse.ArgumentParser(
+        prog="alphago",
+        description="A Python AlphaGo: GTP engine, terminal play, benchmarks, matches.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    gtp = sub.add_parser("gtp", help="run the GTP engine on stdin/stdout")
+    _add_engine_options(gtp, 19)
+    gtp.add_argument(
+        "--rules", default="chinese", help="rules preset (default %(default)s)"
+    )
+
+    play = sub.add_parser("play", help="play the engine in the terminal")
+    _add_engine_options(play, 9)
+    play.add_argument(
+        "--color",
+        "--colour",
+        dest="color",
+        choices=("black", "white"),
+        default="black",
+        help="your colour (default black)",
+    )
+    play.add_argument("--sgf", metavar="FILE", help="save the game here at the end")
+    play.add_argument(
+        "--time", type=float, default=None, help="engine seconds per move (optional)"
+    )
+
+    bench = sub.add_parser("bench", help="measure board, search and network speed")
+    bench.add_argument("--size", type=int, default=19, help="board size (default 19)")
+    bench.add_argument("--playouts", type=int, default=2000, help="board playouts")
+    bench.add_argument(
+        "--simulations", type=int, default=800, help="simulations per search"
+    )
+    bench.add_argument("--blocks", type=int, default=6, help="network blocks")
+    bench.add_argument("--filters", type=int, default=64, help="network filters")
+    bench.add_argument("--threads", type=int, default=None, help="torch threads")
+    bench.add_argument("--batch", type=int, default=8, help="leaves per network call")
+    bench.add_argument("--device", default="cpu", help="torch device (default cpu)")
+    bench.add_argument(
+        "--no-net", action="store_true", help="skip the network measurements"
+    )
+
+    ev = sub.add_parser(
+        "eval",
+        help="a match between two GTP engines",
+        description="Play a match between two GTP engine command lines, e.g. "
+        "'alphago gtp --size 9 --simulations 200' and "
+        "'/usr/games/gnugo --mode gtp --chinese-rules --level 10'. Colours alternate "
+        "(A is Black in even games), every move is checked by our rules, games are "
+        "scored by Tromp-Taylor area; an illegal move, crash or timeout loses.",
+    )
+    ev.add_argument("engine_a", metavar="ENGINE_A", help="command line of engine A")
+    ev.add_argument("engine_b", metavar="ENGINE_B", help="command line of engine B")
+    ev.add_argument("--games", type=int, default=10, help="games (default 10)")
+    ev.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    ev.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
+    ev.add_argument("--parallel", type=int, default=1, help="games at once")
+    ev.add_argument("--sgf-dir", metavar="DIR", help="save each game's SGF here")
+    ev.add_argument(
+        "--max-moves", type=int, default=None, help="move cap (default 3 * size^2)"
+    )
+    ev.add_argument(
+        "--move-timeout",
+        type=float,
+        default=60.0,
+        help="seconds per move before an engine forfeits (default 60)",
+    )
+    return parser
+
+
+def make_player(args: argparse.Namespace) -> Player:
+    """The engine's player: UCT by default, PUCT over a network with ``--weights``."""
+    import search
+
+    if args.weights is None:
+        from alphago.player import UCTPlayer
+
+        return UCTPlayer(search.UCTConfig(num_simulations=args.simulations), args.seed)
+    from alphago.nets import NetEvaluator, load_weights
+    from alphago.player import SearchPlayer
+
+    model = load_weights(args.weights, map_location=args.device)
+    if model.config.board_size != args.size:
+        raise ValueError(
+            f"the network is for {model.config.board_size}x"
+            f"{model.config.board_size}, not --size {args.size}"
+        )
+    evaluator = NetEvaluator(
+        model, device=args.device, threads=args.threads, seed=args.seed
+    )
+    config = search.SearchConfig(num_simulations=args.simulations)
+    return SearchPlayer(evaluator, config, seed=args.seed)
+
+
+def _cmd_gtp(args: argparse.Namespace) -> int:
+    from alphago.gtp import Engine, serve
+
+    engine = Engine(
+        make_player(args), board_size=args.size, komi=args.komi, rules=args.rules
+    )
+    serve(engine, sys.stdin, sys.stdout)
+    return 0
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    import goboard
+    from alphago.match.human import play_human
+    from alphago.match.records import save_outcome_sgf
+
+    human = goboard.BLACK if args.color == "black" else goboard.WHITE
+    outcome = play_human(
+        make_player(args),
+        size=args.size,
+        komi=args.komi,
+        human=human,
+        stdin=sys.stdin,
+        stdout=sys.stdout,
+        time_budget=args.time,
+    )
+    if args.sgf:
+        save_outcome_sgf(outcome, args.sgf)
+        print(f"saved {args.sgf}")
+    return 0
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    import goboard
+    from alphago.match import run_match
+
+    def progress(game: MatchGame, done: int) -> None:
+        out = game.outcome
+        a_side = "black" if game.a_colour == goboard.BLACK else "white"
+        print(
+            f"game {game.index} ({done}/{args.games}): A {a_side}: {out.result} "
+            f"after {len(out.moves)} moves ({out.reason})",
+            file=sys.stderr,
+            flush=True,
+        )
+        if out.result.endswith("+F"):  # show why the forfeiting engine failed
+            for line in out.stderr.get(-out.winner, "").strip().splitlines()[-5:]:
+                print(f"    stderr: {line}", file=sys.stderr, flush=True)
+
+    result = run_match(
+        args.engine_a,
+        args.engine_b,
+        args.games,
+        size=args.size,
+        komi=args.komi,
+        parallel=args.parallel,
+        sgf_dir=args.sgf_dir,
+        max_moves=args.max_moves,
+        move_timeout=args.move_timeout,
+        on_game=progress,
+    )
+    print(result.report())
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from alphago.match.bench import run_bench
+
+    for line in run_bench(
+        size=args.size,
+        playouts=args.playouts,
+        simulations=args.simulations,
+        net=not args.no_net,
+        blocks=args.blocks,
+        filters=args.filters,
+        threads=args.threads,
+        batch=args.batch,
+        device=args.device,
+    ):
+        print(line, flush=True)
+    return 0
+
+
+_COMMANDS = {"gtp": _cmd_gtp, "play": _cmd_play, "eval": _cmd_eval, "bench": _cmd_bench}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``alphago`` with ``argv`` (default: the process arguments); the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        return 130
+    except (ValueError, OSError) as exc:
+        print(f"alphago {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

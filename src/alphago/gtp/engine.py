@@ -1,0 +1,208 @@
+"""The GTP engine: game state, the command table, and one command's execution.
+
+The state is the board size, komi, rules, the setup stones (handicap) and the list of
+moves; the current board is derived from them, so ``undo`` replays the list without its
+last move. Every handler checks all of its arguments before it changes anything, so a
+``?`` response leaves the state as it was.
+
+The command table maps a name to a handler ``(engine, args, ctx) -> text``. Plain
+handlers return the response text. Streaming handlers (the analysis commands) call
+``ctx.begin()`` to send the ``=`` line, then ``ctx.write`` lines as the search goes, and
+return the text that ends the response (``""`` or ``"play D4\\n"``). Handlers live in
+:mod:`.commands` (GTP 2 core), :mod:`.commands_game` (handicap, time, scoring, SGF) and
+:mod:`.commands_analysis` (GUI analysis).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import goboard
+from goboard import coords
+from goboard.rules import check_komi
+
+from .. import sgf
+from ..player import Player
+from .protocol import GtpError, error, parse_command, success
+from .timing import TimeManager
+
+__all__ = ["Context", "Engine", "Handler"]
+
+
+@dataclass
+class Context:
+    """What a handler needs besides its arguments: the output stream and stop signal.
+
+    ``wait`` says whether an analysis stream should keep going until ``stop`` is set
+    (serve) or end with its search (``Engine.handle``).
+    """
+
+    ident: str
+    write: Callable[[str], None]
+    stop: threading.Event = field(default_factory=threading.Event)
+    wait: bool = False
+    started: bool = False
+
+    def begin(self) -> None:
+        """Send the success header of a streaming response."""
+        if not self.started:
+            self.started = True
+            self.write(f"={self.ident}\n")
+
+
+Handler = Callable[["Engine", list[str], Context], str]
+
+
+class Engine:
+    """A GTP engine around a :class:`alphago.player.Player`.
+
+    Args:
+        player: chooses moves and estimates ownership.
+        board_size: initial board size.
+        komi: initial komi.
+        rules: rules preset or ``goboard.Rules`` for the board.
+        resign: allow ``genmove`` to answer ``resign`` when the search says so.
+        name, version: what ``name`` and ``version`` answer.
+        dead_threshold: a stone is dead when the ownership estimate gives its point to
+            the other colour by more than this (``final_status_list``).
+    """
+
+    def __init__(
+        self,
+        player: Player,
+        board_size: int = 19,
+        komi: float = 7.5,
+        rules: str | goboard.Rules = "chinese",
+        *,
+        resign: bool = False,
+        name: str = "alphago",
+        version: str = "0.1.0",
+        dead_threshold: float = 0.4,
+    ) -> None:
+        from . import commands, commands_analysis, commands_game
+
+        self.player = player
+        self.size = coords.check_size(board_size)
+        self.komi = check_komi(komi)
+        self.rules = goboard.Rules.coerce(rules)
+        self.resign = resign
+        self.name = name
+        self.version = version
+        self.dead_threshold = dead_threshold
+        self.time = TimeManager()
+        self.setup: dict[int, list[int]] = {}
+        self.moves: list[tuple[int, int]] = []
+        self.board = goboard.Board(self.size, self.komi, self.rules)
+        self.quit_requested = False
+        self.commands: dict[str, Handler] = {}
+        for module in (commands, commands_game, commands_analysis):
+            self.commands.update(module.COMMANDS)
+
+    # -- state -----------------------------------------------------------------
+
+    def record(self) -> sgf.GameRecord:
+        """The current game as a record."""
+        return sgf.GameRecord(
+            size=self.size,
+            komi=self.komi,
+            moves=list(self.moves),
+            setup={c: list(p) for c, p in self.setup.items()},
+            rules=self.rules.name,
+        )
+
+    def build(
+        self, setup: dict[int, list[int]], moves: list[tuple[int, int]]
+    ) -> goboard.Board:
+        """The board after ``setup`` and ``moves`` (raises on an illegal move)."""
+        record = sgf.GameRecord(
+            size=self.size, komi=self.komi, moves=moves, setup=setup
+        )
+        return sgf.replay(record, self.rules)
+
+    def reset(self, size: int | None = None) -> None:
+        """Clear the board (optionally to a new size); keeps komi and rules."""
+        if size is not None:
+            self.size = size
+        self.setup = {}
+        self.moves = []
+        self.board = goboard.Board(self.size, self.komi, self.rules)
+        self.player.new_game()
+
+    def set_position(
+        self, setup: dict[int, list[int]], moves: list[tuple[int, int]]
+    ) -> None:
+        """Replace setup and moves (raises without changing anything if illegal)."""
+        board = self.build(setup, moves)
+        self.setup, self.moves, self.board = setup, moves, board
+
+    def play(self, colour: int, point: int) -> None:
+        """Play a move for ``colour`` (out of turn allowed); raises if illegal."""
+        board = sgf.play_as(self.board.copy(), colour, point)
+        self.moves.append((colour, point))
+        self.board = board
+
+    def board_for(self, colour: int) -> goboard.Board:
+        """A copy of the current board with ``colour`` to move and the game not over
+        (a pass is inserted, or the position rebuilt, when needed)."""
+        b = self.board.copy()
+        if b.to_play != colour and not b.is_over and b.passes == 0:
+            b.play(b.size * b.size)
+        if b.to_play != colour or b.is_over:
+            b = goboard.Board.from_stones(b.stones(), colour, b.komi, b.rules)
+        return b
+
+    # -- executing commands ----------------------------------------------------
+
+    def handle(self, line: str) -> str | None:
+        """Run one command line; the full response, or None for an empty line.
+
+        Analysis commands run one search (the player's own limit) and return its
+        report(s) as one response.
+        """
+        parts: list[str] = []
+        handled = self.execute(line, parts.append, threading.Event(), wait=False)
+        return "".join(parts) if handled else None
+
+    def execute(
+        self,
+        line: str,
+        write: Callable[[str], None],
+        stop: threading.Event,
+        *,
+        wait: bool = True,
+    ) -> bool:
+        """Run one command line, writing the response; False if the line was empty."""
+        try:
+            command = parse_command(line)
+        except Exception as exc:  # noqa: BLE001 - never die on input
+            write(error("", f"cannot parse command: {exc}"))
+            return True
+        if command is None:
+            return False
+        ctx = Context(command.ident, write, stop, wait)
+        handler = self.commands.get(command.name)
+        if handler is None:
+            what = command.name or "(none)"
+            write(error(command.ident, f"unknown command {what}"))
+            return True
+        try:
+            text = handler(self, command.args, ctx)
+        except GtpError as exc:
+            text, failed = str(exc), True
+        except (ValueError, TypeError, OverflowError) as exc:
+            text, failed = str(exc) or type(exc).__name__, True
+        except Exception as exc:  # noqa: BLE001 - a bug must not end the session
+            text, failed = f"internal error: {type(exc).__name__}: {exc}", True
+        else:
+            failed = False
+        if ctx.started:
+            # A stream already sent "=": end it; a failure can only be reported inline.
+            tail = text if not failed else ""
+            write(tail.rstrip("\n") + "\n\n" if tail.strip() else "\n")
+        elif failed:
+            write(error(command.ident, text))
+        else:
+            write(success(command.ident, text))
+        return True

@@ -1,0 +1,184 @@
+"""One refereed game between two GTP engines.
+
+The referee is our own rules core: every move an engine sends is played on a
+``goboard.Board`` (Chinese rules: situational superko, no suicide) before the opponent
+hears of it. The game ends on two consecutive passes, a resignation, a forfeit or the
+move cap, and is scored by our Tromp-Taylor area count (stones + empty regions reaching
+only one colour, minus komi), whatever the engines think.
+
+An engine forfeits (loses, result ``B+F`` / ``W+F`` as in SGF) when it
+
+- sends a move our rules reject (occupied, suicide, superko, not a vertex),
+- crashes, does not answer within the move timeout, or answers ``genmove`` with an
+  error,
+- refuses a setup command (``boardsize``, ``clear_board``, ``komi``) or a move our
+  rules accepted (its rules disagree with the referee's).
+
+Engines are fresh processes per game and always closed at the end.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import goboard
+from goboard.coords import from_gtp, to_gtp
+
+from .gtp_client import EngineFailure, GTPClient, GTPError
+
+__all__ = ["GameOutcome", "play_game"]
+
+_GTP_COLOUR = {goboard.BLACK: "b", goboard.WHITE: "w"}
+_SGF_COLOUR = {goboard.BLACK: "B", goboard.WHITE: "W"}
+
+
+@dataclass(slots=True)
+class GameOutcome:
+    """What happened in one game (colours: ``goboard.BLACK`` = 1, ``WHITE`` = -1).
+
+    Attributes:
+        size, komi: The board.
+        winner: BLACK, WHITE, or 0 for a tie (an even area count with integer komi).
+        result: SGF/GTP style: ``"B+3.5"``, ``"W+R"``, ``"B+F"`` (forfeit), ``"0"``.
+        reason: How it ended: ``"two passes"``, ``"resignation"``, ``"move cap"`` or
+            the forfeit's cause naming the engine's colour.
+        moves: ``(colour, point)`` in order; pass is ``size * size``.
+        score: Tromp-Taylor score from Black's view (None if the game was not
+            counted: resignation or forfeit).
+        names: Engine names by colour (GTP ``name``, else the program name).
+        think_time: Seconds spent in ``genmove`` by colour.
+        genmoves: ``genmove`` calls answered, by colour.
+        stderr: The tail of each engine's stderr, by colour.
+    """
+
+    size: int
+    komi: float
+    winner: int = 0
+    result: str = "0"
+    reason: str = ""
+    moves: list[tuple[int, int]] = field(default_factory=list)
+    score: float | None = None
+    names: dict[int, str] = field(default_factory=dict)
+    think_time: dict[int, float] = field(
+        default_factory=lambda: {goboard.BLACK: 0.0, goboard.WHITE: 0.0}
+    )
+    genmoves: dict[int, int] = field(
+        default_factory=lambda: {goboard.BLACK: 0, goboard.WHITE: 0}
+    )
+    stderr: dict[int, str] = field(default_factory=dict)
+
+
+class _Forfeit(Exception):
+    def __init__(self, colour: int, why: str) -> None:
+        super().__init__(why)
+        self.colour = colour
+
+
+def play_game(
+    black: str,
+    white: str,
+    *,
+    size: int = 9,
+    komi: float = 7.5,
+    max_moves: int | None = None,
+    move_timeout: float = 60.0,
+    setup_timeout: float = 30.0,
+) -> GameOutcome:
+    """Start both engines, referee one game, close both engines.
+
+    Args:
+        black, white: Engine command lines.
+        size, komi: The board (rules: Chinese, scored by Tromp-Taylor area).
+        max_moves: Moves (passes included) before the game is stopped and counted;
+            default ``3 * size * size``.
+        move_timeout: Seconds an engine may think on one move.
+        setup_timeout: Seconds for the engine to start and answer setup commands.
+
+    Returns:
+        The outcome; engine failures never raise, they forfeit the game.
+    """
+    cap = 3 * size * size if max_moves is None else max_moves
+    out = GameOutcome(size=size, komi=komi)
+    board = goboard.Board(size, komi, "chinese")
+    engines: dict[int, GTPClient] = {}
+    try:
+        for colour, command in ((goboard.BLACK, black), (goboard.WHITE, white)):
+            out.names[colour] = command.split()[0] if command.split() else "?"
+            try:
+                engines[colour] = GTPClient(command, timeout=setup_timeout)
+            except EngineFailure as exc:
+                raise _Forfeit(colour, str(exc)) from exc
+        for colour, engine in engines.items():
+            out.names[colour] = _setup(engine, colour, size, komi)
+        _play(board, engines, out, cap, move_timeout)
+    except _Forfeit as forfeit:
+        winner = -forfeit.colour
+        out.winner = winner
+        out.result = f"{_SGF_COLOUR[winner]}+F"
+        out.reason = f"{_SGF_COLOUR[forfeit.colour]} forfeits: {forfeit}"
+    finally:
+        for colour, engine in engines.items():
+            out.stderr[colour] = engine.close()
+    return out
+
+
+def _setup(engine: GTPClient, colour: int, size: int, komi: float) -> str:
+    """Name the engine and set up its board; a refusal or failure forfeits."""
+    name = engine.argv[0]
+    try:
+        name = engine.send("name") or name
+        version = engine.send("version")
+        if version:
+            name = f"{name} {version}"
+    except GTPError:
+        pass  # name and version are optional courtesies
+    except EngineFailure as exc:
+        raise _Forfeit(colour, f"setup: {exc}") from exc
+    for command in (f"boardsize {size}", "clear_board", f"komi {komi:g}"):
+        try:
+            engine.send(command)
+        except (GTPError, EngineFailure) as exc:
+            raise _Forfeit(colour, f"{command!r} failed: {exc}") from exc
+    return name
+
+
+def _play(
+    board: goboard.Board,
+    engines: dict[int, GTPClient],
+    out: GameOutcome,
+    cap: int,
+    move_timeout: float,
+) -> None:
+    size = board.size
+    while not board.is_over and len(out.moves) < cap:
+        colour = board.to_play
+        engine = engines[colour]
+        start = time.perf_counter()
+        try:
+            reply = engine.send(f"genmove {_GTP_COLOUR[colour]}", timeout=move_timeout)
+        except (GTPError, EngineFailure) as exc:
+            raise _Forfeit(colour, f"genmove: {exc}") from exc
+        finally:
+            out.think_time[colour] += time.perf_counter() - start
+        out.genmoves[colour] += 1
+        vertex = reply.strip().lower()
+        if vertex == "resign":
+            out.winner = -colour
+            out.result = f"{_SGF_COLOUR[-colour]}+R"
+            out.reason = "resignation"
+            return
+        try:
+            point = from_gtp(vertex, size)
+            board.play(point)
+        except ValueError as exc:  # IllegalMoveError is a ValueError
+            raise _Forfeit(colour, f"illegal move {reply!r}: {exc}") from exc
+        out.moves.append((colour, point))
+        try:
+            engines[-colour].send(f"play {_GTP_COLOUR[colour]} {to_gtp(point, size)}")
+        except (GTPError, EngineFailure) as exc:
+            raise _Forfeit(-colour, f"play {to_gtp(point, size)}: {exc}") from exc
+    out.score = board.score()
+    out.result = board.result()
+    out.winner = 0 if out.score == 0 else (1 if out.score > 0 else -1)
+    out.reason = "two passes" if board.is_over else "move cap"

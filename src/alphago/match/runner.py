@@ -1,0 +1,199 @@
+"""A match between two GTP engines: many refereed games, in parallel, and the report.
+
+Game ``i`` (from 0) gives engine A Black when ``i`` is even and White when it is odd, so
+with an even number of games both engines play each colour equally often. Every game
+starts fresh processes (no state leaks between games). Games run on a thread pool: each
+thread only drives two subprocesses and waits on their pipes, so threads are enough to
+keep ``parallel`` games going at once.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import goboard
+from goboard.coords import check_size
+
+from .game import GameOutcome, play_game
+from .records import save_outcome_sgf
+from .stats import EloEstimate, elo_estimate
+
+__all__ = ["MatchGame", "MatchResult", "run_match"]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchGame:
+    """One finished game of a match: its number, A's colour, and what happened."""
+
+    index: int
+    a_colour: int
+    outcome: GameOutcome
+
+    @property
+    def a_points(self) -> float:
+        """A's score for this game: 1 win, 0.5 tie, 0 loss."""
+        w = self.outcome.winner
+        return 0.5 if w == 0 else float(w == self.a_colour)
+
+
+@dataclass(slots=True)
+class MatchResult:
+    """All games of a match between engine commands ``a`` and ``b``."""
+
+    a: str
+    b: str
+    games: list[MatchGame] = field(default_factory=list)
+
+    def elo(self) -> EloEstimate:
+        """A's Elo difference over B (ValueError if no games were played)."""
+        wins = sum(g.a_points == 1.0 for g in self.games)
+        ties = sum(g.a_points == 0.5 for g in self.games)
+        return elo_estimate(wins, ties, len(self.games) - wins - ties)
+
+    def seconds_per_move(self, engine: str) -> float:
+        """Mean ``genmove`` seconds of engine ``"a"`` or ``"b"`` (NaN: no moves)."""
+        total, moves = 0.0, 0
+        for g in self.games:
+            colour = g.a_colour if engine == "a" else -g.a_colour
+            total += g.outcome.think_time[colour]
+            moves += g.outcome.genmoves[colour]
+        return total / moves if moves else float("nan")
+
+    def report(self) -> str:
+        """The human-readable summary ``alphago eval`` prints."""
+        n = len(self.games)
+        lines = [f"A: {self.a}", f"B: {self.b}", f"games: {n}"]
+        for label, engine in (("A", "a"), ("B", "b")):
+            parts = []
+            for colour, name in ((goboard.BLACK, "black"), (goboard.WHITE, "white")):
+                mine = [
+                    g
+                    for g in self.games
+                    if (g.a_colour if engine == "a" else -g.a_colour) == colour
+                ]
+                won = sum(g.outcome.winner == colour for g in mine)
+                parts.append(f"{won}/{len(mine)} as {name}")
+            total = sum(
+                g.a_points if engine == "a" else 1.0 - g.a_points for g in self.games
+            )
+            lines.append(f"{label} wins {total:g}/{n} ({', '.join(parts)})")
+        black = sum(g.outcome.winner == goboard.BLACK for g in self.games)
+        white = sum(g.outcome.winner == goboard.WHITE for g in self.games)
+        lines.append(
+            f"by colour: black {black}, white {white}, ties {n - black - white}"
+        )
+        reasons: dict[str, int] = {}
+        for g in self.games:
+            key = g.outcome.reason.split(":")[0]
+            reasons[key] = reasons.get(key, 0) + 1
+        lines.append(
+            "endings: " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
+        )
+        if n:
+            lines.append("A - B: " + self.elo().describe())
+        for label, engine in (("A", "a"), ("B", "b")):
+            lines.append(
+                f"time per move {label}: {self.seconds_per_move(engine):.3f} s"
+            )
+        return "\n".join(lines)
+
+
+def _check_command(label: str, command: str) -> None:
+    """Fail early (ValueError) on a command line that cannot start any game."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise ValueError(
+            f"engine {label}: bad command line {command!r}: {exc}"
+        ) from exc
+    if not argv:
+        raise ValueError(f"engine {label}: empty command line")
+    if shutil.which(argv[0]) is None:
+        raise ValueError(f"engine {label}: program not found: {argv[0]!r}")
+
+
+def run_match(
+    engine_a: str,
+    engine_b: str,
+    games: int,
+    *,
+    size: int = 9,
+    komi: float = 7.5,
+    parallel: int = 1,
+    sgf_dir: str | os.PathLike[str] | None = None,
+    max_moves: int | None = None,
+    move_timeout: float = 60.0,
+    on_game: Callable[[MatchGame, int], None] | None = None,
+) -> MatchResult:
+    """Play ``games`` games between two engine command lines.
+
+    Args:
+        engine_a, engine_b: Command lines of the engines (A has Black in even games).
+        games: Number of games (>= 1).
+        size, komi: The board.
+        parallel: Games played at once (>= 1).
+        sgf_dir: If given, each game is saved there as ``game-NNN.sgf``.
+        max_moves, move_timeout: As in :func:`play_game`.
+        on_game: Called with each finished game and the number finished so far (from
+            worker threads, one at a time).
+
+    Returns:
+        The games in order of their number.
+
+    Raises:
+        ValueError: Bad counts or size, or an engine command line that cannot be
+            split or names no program found on the PATH.
+    """
+    if games < 1:
+        raise ValueError(f"games must be >= 1, not {games}")
+    if parallel < 1:
+        raise ValueError(f"parallel must be >= 1, not {parallel}")
+    check_size(size)
+    for label, command in (("A", engine_a), ("B", engine_b)):
+        _check_command(label, command)
+    folder = None if sgf_dir is None else Path(sgf_dir)
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+    lock = threading.Lock()
+    done: list[MatchGame] = []
+    width = max(3, len(str(games - 1)))
+
+    def one(index: int) -> MatchGame:
+        a_colour = goboard.BLACK if index % 2 == 0 else goboard.WHITE
+        black, white = (engine_a, engine_b) if index % 2 == 0 else (engine_b, engine_a)
+        outcome = play_game(
+            black,
+            white,
+            size=size,
+            komi=komi,
+            max_moves=max_moves,
+            move_timeout=move_timeout,
+        )
+        game = MatchGame(index, a_colour, outcome)
+        if folder is not None:
+            path = folder / f"game-{index:0{width}d}.sgf"
+            save_outcome_sgf(outcome, path)
+        with lock:
+            done.append(game)
+            if on_game is not None:
+                on_game(game, len(done))
+        return game
+
+    pool = ThreadPoolExecutor(max_workers=min(parallel, games))
+    try:
+        futures = [pool.submit(one, index) for index in range(games)]
+        played = [future.result() for future in futures]
+    except BaseException:
+        # Ctrl-C or a failure outside the games (an SGF that cannot be written):
+        # start no more games; the running ones end when their engines do.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    return MatchResult(engine_a, engine_b, played)

@@ -1,0 +1,214 @@
+"""The AlphaGo Zero policy-value network and its configuration.
+
+Shapes (``B`` batch, ``C`` input planes, ``N`` board size, ``F`` filters):
+
+- input: float32 ``[B, C, N, N]``, goboard feature planes of kind
+  ``config.input_planes`` (``agz17``: C = 17, ``lz18``: C = 18), side to move's view;
+- policy logits: ``[B, N*N + 1]`` (pass last), before any masking or softmax;
+- value: ``[B]`` in [-1, 1] (tanh), the expected outcome for the side to move;
+- ownership (only with ``ownership_head``): ``[B, N, N]`` in [-1, 1] (tanh), +1 where
+  the side to move is expected to own the point at the end.
+
+Layers (Leela Zero's layout, so that :mod:`alphago.nets.leelazero` converts exactly):
+
+- input block: 3x3 conv C -> F, batch norm, ReLU;
+- ``blocks`` residual blocks: (3x3 conv, batch norm, ReLU, 3x3 conv, batch norm),
+  plus the block input, ReLU;
+- policy head: 1x1 conv F -> 2, batch norm, ReLU, fully connected 2*N*N -> N*N + 1;
+- value head: 1x1 conv F -> 1, batch norm, ReLU, fully connected N*N -> 256, ReLU,
+  fully connected 256 -> 1, tanh. The AlphaGo Zero paper and Leela Zero both put batch
+  norm and ReLU after the value head's 1x1 conv; we do too.
+- ownership head: 1x1 conv F -> 1 (with bias), tanh.
+
+Batch norm: the convolutions have no bias; each batch norm has a learned shift (beta)
+but no learned scale (gamma), as Leela Zero's trainer does (a scale before a ReLU and
+a linear layer adds nothing the next layer cannot learn). That keeps every layer
+expressible in Leela Zero's text format, where a layer is (weights, bias, running
+mean, running variance) with ``y = (conv(x) + bias - mean) / sqrt(var + 1e-5)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+__all__ = [
+    "INPUT_PLANES",
+    "POLICY_CHANNELS",
+    "VALUE_CHANNELS",
+    "VALUE_HIDDEN",
+    "BatchNorm",
+    "NetConfig",
+    "PolicyValueNet",
+    "ResidualBlock",
+]
+
+#: Input plane kinds the network accepts, and their plane counts.
+INPUT_PLANES: dict[str, int] = {"agz17": 17, "lz18": 18}
+POLICY_CHANNELS = 2
+VALUE_CHANNELS = 1
+VALUE_HIDDEN = 256
+BN_EPS = 1e-5
+
+
+def _check_int(name: str, value: object, low: int, high: int | None = None) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if value < low or (high is not None and value > high):
+        span = f">= {low}" if high is None else f"in {low}..{high}"
+        raise ValueError(f"{name} must be {span}, not {value}")
+
+
+@dataclass(frozen=True, slots=True)
+class NetConfig:
+    """The shape of a :class:`PolicyValueNet` (JSON-able; validated on creation).
+
+    Attributes:
+        board_size: N, 2..19.
+        blocks: residual blocks (>= 0).
+        filters: channels of the tower (>= 1).
+        input_planes: goboard feature kind, ``"agz17"`` or ``"lz18"``.
+        ownership_head: add the ownership head.
+    """
+
+    board_size: int = 19
+    blocks: int = 6
+    filters: int = 64
+    input_planes: str = "agz17"
+    ownership_head: bool = False
+
+    def __post_init__(self) -> None:
+        _check_int("board_size", self.board_size, 2, 19)
+        _check_int("blocks", self.blocks, 0, 1000)
+        _check_int("filters", self.filters, 1, 4096)
+        if not isinstance(self.input_planes, str):
+            kind = type(self.input_planes).__name__
+            raise TypeError(f"input_planes must be a str, not {kind}")
+        if self.input_planes not in INPUT_PLANES:
+            known = ", ".join(sorted(INPUT_PLANES))
+            raise ValueError(
+                f"input_planes must be one of {known}, not {self.input_planes!r}"
+            )
+        if not isinstance(self.ownership_head, bool):
+            kind = type(self.ownership_head).__name__
+            raise TypeError(f"ownership_head must be a bool, not {kind}")
+
+    @property
+    def planes(self) -> int:
+        """Input planes C (17 or 18)."""
+        return INPUT_PLANES[self.input_planes]
+
+    @property
+    def actions(self) -> int:
+        """Policy entries, N*N + 1."""
+        return self.board_size**2 + 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain dict (JSON-able)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: object) -> NetConfig:
+        """The config from :meth:`to_dict`'s output.
+
+        Raises:
+            ValueError: not a dict, or unknown keys (or invalid values).
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"a net config must be a dict, not {type(data).__name__}")
+        names = {f.name for f in dataclasses.fields(cls)}
+        extra = sorted(str(k) for k in data if k not in names)
+        if extra:
+            raise ValueError(f"unknown net config keys: {', '.join(extra)}")
+        try:
+            return cls(**data)
+        except TypeError as exc:
+            raise ValueError(f"invalid net config: {exc}") from exc
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> NetConfig:
+        return cls.from_dict(json.loads(text))
+
+
+class BatchNorm(nn.BatchNorm2d):
+    """Batch norm with a learned shift (``bias``) and no learned scale.
+
+    State: ``bias``, ``running_mean``, ``running_var`` (each ``[F]``) and
+    ``num_batches_tracked``.
+    """
+
+    def __init__(self, channels: int) -> None:
+        super().__init__(channels, eps=BN_EPS, affine=False)
+        self.bias = nn.Parameter(torch.zeros(channels))
+
+
+def _conv_bn(cin: int, cout: int, kernel: int) -> tuple[nn.Conv2d, BatchNorm]:
+    conv = nn.Conv2d(cin, cout, kernel, padding=kernel // 2, bias=False)
+    return conv, BatchNorm(cout)
+
+
+class ResidualBlock(nn.Module):
+    """Two 3x3 conv + batch norm layers and a skip connection; ``[B, F, N, N]``."""
+
+    def __init__(self, filters: int) -> None:
+        super().__init__()
+        self.conv1, self.bn1 = _conv_bn(filters, filters, 3)
+        self.conv2, self.bn2 = _conv_bn(filters, filters, 3)
+
+    def forward(self, x: Tensor) -> Tensor:
+        y = torch.relu(self.bn1(self.conv1(x)))
+        return torch.relu(self.bn2(self.conv2(y)) + x)
+
+
+class PolicyValueNet(nn.Module):
+    """Residual tower with policy, value and optional ownership heads.
+
+    ``forward(x [B, C, N, N])`` returns ``(policy logits [B, N*N+1], value [B],
+    ownership [B, N, N] or None)``; see the module docstring for the layers.
+    """
+
+    def __init__(self, config: NetConfig) -> None:
+        super().__init__()
+        if not isinstance(config, NetConfig):
+            raise TypeError(f"config must be a NetConfig, not {type(config).__name__}")
+        self.config = config
+        n2 = config.board_size**2
+        f = config.filters
+        self.conv_in, self.bn_in = _conv_bn(config.planes, f, 3)
+        self.tower = nn.ModuleList(ResidualBlock(f) for _ in range(config.blocks))
+        self.policy_conv, self.policy_bn = _conv_bn(f, POLICY_CHANNELS, 1)
+        self.policy_fc = nn.Linear(POLICY_CHANNELS * n2, n2 + 1)
+        self.value_conv, self.value_bn = _conv_bn(f, VALUE_CHANNELS, 1)
+        self.value_fc1 = nn.Linear(VALUE_CHANNELS * n2, VALUE_HIDDEN)
+        self.value_fc2 = nn.Linear(VALUE_HIDDEN, 1)
+        self.ownership_conv: nn.Conv2d | None = (
+            nn.Conv2d(f, 1, 1) if config.ownership_head else None
+        )
+
+    def forward(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor | None]:
+        cfg = self.config
+        n = cfg.board_size
+        if x.dim() != 4 or tuple(x.shape[1:]) != (cfg.planes, n, n):
+            raise ValueError(
+                f"expected input [B, {cfg.planes}, {n}, {n}], not {tuple(x.shape)}"
+            )
+        h = torch.relu(self.bn_in(self.conv_in(x)))
+        for block in self.tower:
+            h = block(h)
+        p = torch.relu(self.policy_bn(self.policy_conv(h)))
+        logits = self.policy_fc(torch.flatten(p, 1))
+        v = torch.relu(self.value_bn(self.value_conv(h)))
+        v = torch.relu(self.value_fc1(torch.flatten(v, 1)))
+        value = torch.tanh(self.value_fc2(v)).squeeze(1)
+        ownership = None
+        if self.ownership_conv is not None:
+            ownership = torch.tanh(self.ownership_conv(h)).squeeze(1)
+        return logits, value, ownership

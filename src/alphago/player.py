@@ -1,0 +1,360 @@
+"""Players: what the GTP engine, matches and the CLI ask for a move.
+
+A :class:`Player` searches a position and returns a ``search.SearchResult``; it also
+estimates the final owner of every point (for dead stones and analysis output). Two
+implementations share one base:
+
+- :class:`SearchPlayer`: ``search.PUCT`` over any ``search.Evaluator`` (a network).
+- :class:`UCTPlayer`: ``search.UCT`` with random C playouts, the default engine until a
+  trained network ships.
+
+Both keep their search tree between moves of one game: when the position asked for is
+the previous root after our move and the opponent's reply (or after one move, or the
+same position), the subtree below is reused. Any other position starts a fresh tree.
+
+Glossary:
+
+- *time budget*: seconds the search may take for this move (the search also stops at
+  the config's ``num_simulations``, whichever comes first).
+- *candidate*: one root move with its visits, winrate, prior, lower confidence bound
+  and principal variation, as the analysis commands print them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+import goboard
+import search
+
+__all__ = [
+    "Candidate",
+    "Player",
+    "SearchPlayer",
+    "UCTPlayer",
+    "candidates_from_result",
+]
+
+OnResult = Callable[[search.SearchResult], None]
+
+
+@runtime_checkable
+class Player(Protocol):
+    """Anything that can choose moves for the GTP engine."""
+
+    name: str
+
+    def genmove(
+        self,
+        board: goboard.Board,
+        *,
+        time_budget: float | None = None,
+        stop: threading.Event | None = None,
+        on_result: OnResult | None = None,
+        every_seconds: float | None = None,
+    ) -> search.SearchResult:
+        """Search ``board`` (not modified) and return the result.
+
+        ``on_result`` receives intermediate results every ``every_seconds``; setting
+        ``stop`` ends the search early (the result is then the best so far).
+        """
+        ...
+
+    def ownership(self, board: goboard.Board) -> NDArray[np.float64]:
+        """float64 [N, N] in [-1, 1], Black's view: expected final owner per point."""
+        ...
+
+    def new_game(self) -> None:
+        """Forget trees and caches."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One root move as analysis output shows it (winrates for the side to move)."""
+
+    move: int
+    visits: int
+    winrate: float  # in [0, 1]
+    prior: float  # in [0, 1]
+    lcb: float  # in [0, 1]
+    pv: list[int]
+
+
+def _lcb(winrate: float, visits: int) -> float:
+    """A normal-approximation lower confidence bound (about 95%) of a winrate."""
+    if visits <= 0:
+        return 0.0
+    spread = 1.96 * math.sqrt(max(winrate * (1.0 - winrate), 0.01) / visits)
+    return min(max(winrate - spread, 0.0), 1.0)
+
+
+def _no_early_pass(
+    board: goboard.Board, result: search.SearchResult
+) -> search.SearchResult:
+    """Replace a pass chosen while the game is unsettled by the best other move.
+
+    With few simulations a pass can win its place by noise, and under area scoring an
+    early pass throws the game. Like the playout policy, we pass only when the opponent
+    just passed or every other legal move would fill one of our own true eyes.
+    """
+    area = board.size * board.size
+    if result.move != area or board.last_move == area:
+        return result
+    moves = [
+        m for m in board.legal_moves()[:-1] if not board.is_true_eye(m, board.to_play)
+    ]
+    if not moves:
+        return result
+    best = max(moves, key=lambda m: (int(result.visits[m]), float(result.pi[m]), -m))
+    return dataclasses.replace(result, move=best)
+
+
+def candidates_from_result(
+    result: search.SearchResult,
+    priors: NDArray[np.float64] | None = None,
+    pvs: dict[int, list[int]] | None = None,
+) -> list[Candidate]:
+    """The visited root moves, most visited first.
+
+    Without ``priors`` the visit distribution stands in; without ``pvs`` a move's
+    variation is the move alone (the most visited one gets ``result.pv``).
+    """
+    visits = result.visits
+    order = sorted(
+        (int(m) for m in np.flatnonzero(visits > 0)),
+        key=lambda m: (-int(visits[m]), m),
+    )
+    out: list[Candidate] = []
+    for m in order:
+        q = float(result.q[m])
+        winrate = (np.clip(q, -1.0, 1.0) + 1.0) / 2.0 if math.isfinite(q) else 0.5
+        prior = float(result.pi[m] if priors is None else priors[m])
+        if pvs is not None and m in pvs:
+            pv = pvs[m]
+        elif result.pv and result.pv[0] == m:
+            pv = list(result.pv)
+        else:
+            pv = [m]
+        n = int(visits[m])
+        out.append(Candidate(m, n, float(winrate), prior, _lcb(float(winrate), n), pv))
+    return out
+
+
+def _playout_ownership(board: goboard.Board, n: int, seed: int) -> NDArray[np.float64]:
+    if board.is_over:
+        return board.ownership().astype(np.float64)
+    _, _, owners = goboard.playouts(board, n, seed, ownership=True)
+    return owners.astype(np.float64) / n
+
+
+class _TreePlayer:
+    """Shared machinery: tree reuse, time budget, streaming, ownership."""
+
+    def __init__(
+        self,
+        config: search.SearchConfig | search.UCTConfig,
+        seed: int,
+        ownership_playouts: int,
+        name: str,
+    ) -> None:
+        if isinstance(ownership_playouts, bool) or not isinstance(
+            ownership_playouts, int
+        ):
+            raise TypeError("ownership_playouts must be an int")
+        if ownership_playouts < 1:
+            raise ValueError(
+                f"ownership_playouts must be >= 1, not {ownership_playouts}"
+            )
+        self.name = name
+        self.config = config
+        self.seed = int(seed)
+        self.ownership_playouts = ownership_playouts
+        self._rng = np.random.default_rng(self.seed)
+        self._mcts: search.MCTS | None = None
+        self._root: goboard.Board | None = None
+        self._our_move: int | None = None
+        self._lock = threading.Lock()
+
+    # -- to override -----------------------------------------------------------
+
+    def _make_search(self, board: goboard.Board) -> search.MCTS:
+        raise NotImplementedError
+
+    # -- Player ----------------------------------------------------------------
+
+    def new_game(self) -> None:
+        self._mcts = None
+        self._root = None
+        self._our_move = None
+
+    def ownership(self, board: goboard.Board) -> NDArray[np.float64]:
+        seed = int(self._rng.integers(2**62))
+        return _playout_ownership(board, self.ownership_playouts, seed)
+
+    def genmove(
+        self,
+        board: goboard.Board,
+        *,
+        time_budget: float | None = None,
+        stop: threading.Event | None = None,
+        on_result: OnResult | None = None,
+        every_seconds: float | None = None,
+    ) -> search.SearchResult:
+        if not isinstance(board, goboard.Board):
+            raise TypeError("board must be a goboard.Board")
+        if board.is_over:
+            raise ValueError("the game is over; there is no move to search")
+        if time_budget is not None and not (
+            math.isfinite(time_budget) and time_budget > 0
+        ):
+            raise ValueError(
+                f"time_budget must be a positive number, not {time_budget}"
+            )
+        with self._lock:
+            mcts = self._tree_for(board)
+            config = self.config
+            if time_budget is not None:
+                config = dataclasses.replace(config, time_limit=float(time_budget))
+            mcts.config = config
+            callback = None
+            if on_result is not None:
+                sink = on_result
+
+                def callback(results: list[search.SearchResult]) -> None:
+                    sink(results[0])
+
+            result = mcts.search(
+                callback=callback, every_seconds=every_seconds, stop_event=stop
+            )
+            result = _no_early_pass(board, result)
+            self._our_move = result.move
+            return result
+
+    def candidates(self, result: search.SearchResult) -> list[Candidate]:
+        """Root moves of the latest search with priors and per-move variations.
+
+        Call it from ``on_result`` or right after :meth:`genmove` (it reads the tree).
+        """
+        mcts = self._mcts
+        if mcts is None:
+            return candidates_from_result(result)
+        tree = mcts.tree
+        prior = tree.prior[0, 0].astype(np.float64)
+        prior = np.where(np.isfinite(prior), prior, 0.0)
+        pvs: dict[int, list[int]] = {}
+        for m in np.flatnonzero(result.visits > 0).tolist():
+            pvs[m] = self._variation(tree, int(m))
+        return candidates_from_result(result, prior, pvs)
+
+    # -- helpers ---------------------------------------------------------------
+
+    @staticmethod
+    def _variation(tree: search.Tree, move: int, limit: int = 30) -> list[int]:
+        pv = [move]
+        node = int(tree.children[0, 0, move])
+        while node > 0 and len(pv) < limit:
+            kids = tree.children[0, node]
+            visited = kids >= 0
+            if not visited.any():
+                break
+            counts = np.where(visited, tree.visits[0, np.maximum(kids, 0)], -1.0)
+            best = int(np.argmax(counts))
+            if counts[best] <= 0:
+                break
+            pv.append(best)
+            node = int(kids[best])
+        return pv
+
+    def _tree_for(self, board: goboard.Board) -> search.MCTS:
+        """A search whose root is ``board``, reusing the old tree where it can."""
+        mcts, root = self._mcts, self._root
+        if mcts is not None and root is not None and root.size == board.size:
+            path = self._path(root, board)
+            if path is not None:
+                try:
+                    for move in path:
+                        mcts.advance(move)
+                except ValueError:
+                    mcts.set_root(board)
+                self._root = board.copy()
+                return mcts
+            mcts.set_root(board)
+            self._root = board.copy()
+            return mcts
+        self._mcts = self._make_search(board)
+        self._root = board.copy()
+        return self._mcts
+
+    def _path(self, root: goboard.Board, board: goboard.Board) -> list[int] | None:
+        """Moves leading from ``root`` to ``board`` (at most two), or None."""
+        if board.komi != root.komi or board.rules != root.rules:
+            return None
+        step = board.move_number - root.move_number
+        last = board.last_move
+        if step == 0:
+            return [] if board == root else None
+        if last is None or step not in (1, 2):
+            return None
+        path = [last] if step == 1 else [self._our_move, last]
+        probe = root.copy()
+        try:
+            for move in path:
+                if move is None:
+                    return None
+                probe.play(move)
+        except ValueError:
+            return None
+        return [m for m in path if m is not None] if probe == board else None
+
+
+class SearchPlayer(_TreePlayer):
+    """``search.PUCT`` over any evaluator (a network, or the uniform one in tests)."""
+
+    def __init__(
+        self,
+        evaluator: search.Evaluator,
+        config: search.SearchConfig | None = None,
+        seed: int = 0,
+        ownership_playouts: int = 64,
+        name: str = "alphago",
+    ) -> None:
+        config = search.SearchConfig() if config is None else config
+        if type(config) is not search.SearchConfig:
+            raise TypeError("SearchPlayer needs a search.SearchConfig")
+        super().__init__(config, seed, ownership_playouts, name)
+        self.evaluator = evaluator
+
+    def _make_search(self, board: goboard.Board) -> search.MCTS:
+        assert isinstance(self.config, search.SearchConfig)
+        seed = int(self._rng.integers(2**62))
+        return search.PUCT(self.evaluator, board, self.config, seed)
+
+
+class UCTPlayer(_TreePlayer):
+    """``search.UCT`` with random C playouts: the default engine."""
+
+    def __init__(
+        self,
+        config: search.UCTConfig | None = None,
+        seed: int = 0,
+        ownership_playouts: int = 64,
+        name: str = "alphago-uct",
+    ) -> None:
+        config = search.UCTConfig() if config is None else config
+        if not isinstance(config, search.UCTConfig):
+            raise TypeError("UCTPlayer needs a search.UCTConfig")
+        super().__init__(config, seed, ownership_playouts, name)
+
+    def _make_search(self, board: goboard.Board) -> search.MCTS:
+        assert isinstance(self.config, search.UCTConfig)
+        seed = int(self._rng.integers(2**62))
+        return search.UCT(board, self.config, seed)

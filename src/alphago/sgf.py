@@ -1,0 +1,227 @@
+"""Game records: reading and writing SGF (FF[4], GM[1]) through sgfmill.
+
+A :class:`GameRecord` holds what the engine, matches and training need from a game:
+board size, komi, setup stones (``AB``/``AW``: handicap or a set-up position), the main
+line of moves, the result, the players' names and the rules name. Variations, comments
+and other properties are not kept.
+
+Points are our flat indices (``row * N + col``, row 0 at the top, pass = ``N * N``);
+sgfmill counts rows from the bottom, and the conversion happens only here.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sgfmill import sgf  # type: ignore[import-untyped]
+
+import goboard
+from goboard import coords
+
+__all__ = [
+    "GameRecord",
+    "play_as",
+    "read_sgf",
+    "replay",
+    "save_sgf",
+    "start_board",
+    "write_sgf",
+]
+
+_COLOURS = {goboard.BLACK: "b", goboard.WHITE: "w"}
+_FROM_SGF = {"b": goboard.BLACK, "w": goboard.WHITE}
+
+
+@dataclass
+class GameRecord:
+    """One game's main line.
+
+    Attributes:
+        size: board edge length.
+        komi: komi (added to White's score).
+        moves: (colour, point) in order; point ``size * size`` is a pass.
+        setup: colour -> points of stones on the board before the first move.
+        result: SGF result ("B+3.5", "W+R", "0", "Void", "?") or None.
+        players: colour -> name.
+        rules: the ``RU`` property, if any.
+        to_play: who moves first after the setup (``PL``), or None (Black, or White
+            after handicap stones).
+    """
+
+    size: int = 19
+    komi: float = 7.5
+    moves: list[tuple[int, int]] = field(default_factory=list)
+    setup: dict[int, list[int]] = field(default_factory=dict)
+    result: str | None = None
+    players: dict[int, str] = field(default_factory=dict)
+    rules: str | None = None
+    to_play: int | None = None
+
+
+def _point(rc: tuple[int, int] | None, size: int) -> int:
+    if rc is None:
+        return size * size
+    row, col = rc
+    return (size - 1 - row) * size + col
+
+
+def _rowcol(point: int, size: int) -> tuple[int, int] | None:
+    if point == size * size:
+        return None
+    if not 0 <= point < size * size:
+        raise ValueError(f"point {point} is off a {size}x{size} board")
+    row, col = divmod(point, size)
+    return size - 1 - row, col
+
+
+def read_sgf(data: bytes | str) -> GameRecord:
+    """Parse an SGF game (the first game of a collection, its main line).
+
+    Raises:
+        ValueError: not SGF, not Go, a size we do not support, bad komi or moves.
+    """
+    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    try:
+        game = sgf.Sgf_game.from_bytes(raw)
+    except ValueError as exc:
+        raise ValueError(f"malformed SGF: {exc}") from None
+    root = game.get_root()
+    try:
+        size = coords.check_size(game.get_size())
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"unsupported SGF board: {exc}") from None
+    if root.has_property("GM") and root.get("GM") != 1:
+        raise ValueError(f"SGF game type GM[{root.get('GM')}] is not Go (GM[1])")
+    try:
+        komi = game.get_komi()
+        black, white, _ = root.get_setup_stones()
+        record = GameRecord(size=size, komi=float(komi))
+        for colour, stones in ((goboard.BLACK, black), (goboard.WHITE, white)):
+            if stones:
+                record.setup[colour] = sorted(_point(rc, size) for rc in stones)
+        if root.has_property("PL"):
+            record.to_play = _FROM_SGF[root.get("PL")]
+        for colour, key in ((goboard.BLACK, "PB"), (goboard.WHITE, "PW")):
+            if root.has_property(key):
+                record.players[colour] = root.get(key)
+        if root.has_property("RE"):
+            record.result = root.get("RE")
+        if root.has_property("RU"):
+            record.rules = root.get("RU")
+        for node in game.get_main_sequence()[1:]:
+            colour_name, rc = node.get_move()
+            if colour_name is None:
+                continue
+            record.moves.append((_FROM_SGF[colour_name], _point(rc, size)))
+    except (ValueError, KeyError) as exc:
+        raise ValueError(f"malformed SGF property: {exc}") from None
+    if not (-1000.0 <= record.komi <= 1000.0):
+        raise ValueError(f"SGF komi {record.komi} is out of range")
+    return record
+
+
+def write_sgf(record: GameRecord) -> bytes:
+    """Serialise a record as SGF (UTF-8)."""
+    size = coords.check_size(record.size)
+    game = sgf.Sgf_game(size)
+    root = game.get_root()
+    root.set("KM", float(record.komi))
+    black = {
+        rc for p in record.setup.get(goboard.BLACK, []) if (rc := _rowcol(p, size))
+    }
+    white = {
+        rc for p in record.setup.get(goboard.WHITE, []) if (rc := _rowcol(p, size))
+    }
+    if black & white:
+        raise ValueError("a point cannot hold setup stones of both colours")
+    if black or white:
+        root.set_setup_stones(black, white)
+        if black and not white:
+            root.set("HA", len(black))
+    if record.to_play is not None:
+        root.set("PL", _COLOURS[record.to_play])
+    for colour, key in ((goboard.BLACK, "PB"), (goboard.WHITE, "PW")):
+        if colour in record.players:
+            root.set(key, record.players[colour])
+    if record.result is not None:
+        root.set("RE", record.result)
+    if record.rules is not None:
+        root.set("RU", record.rules)
+    for colour, point in record.moves:
+        if colour not in _COLOURS:
+            raise ValueError(f"bad colour {colour!r} in a move")
+        game.extend_main_sequence().set_move(_COLOURS[colour], _rowcol(point, size))
+    data: bytes = game.serialise()
+    return data
+
+
+def save_sgf(record: GameRecord, path: str | os.PathLike[str]) -> None:
+    """Write ``record`` to ``path`` atomically (temp file beside it, then rename)."""
+    data = write_sgf(record)
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def start_board(record: GameRecord, rules: str | goboard.Rules) -> goboard.Board:
+    """The position before the first move (setup stones placed)."""
+    if not record.setup:
+        board = goboard.Board(record.size, record.komi, rules)
+        if record.to_play == goboard.WHITE:
+            board = goboard.Board.from_stones(
+                board.stones(), goboard.WHITE, record.komi, rules
+            )
+        return board
+    stones = goboard.Board(record.size).stones()
+    flat = stones.reshape(-1)
+    for colour, points in record.setup.items():
+        for p in points:
+            if not 0 <= p < record.size * record.size:
+                raise ValueError(f"setup point {p} is off the board")
+            flat[p] = colour
+    first = record.to_play
+    if first is None:
+        only_black = goboard.WHITE not in record.setup
+        first = goboard.WHITE if only_black else goboard.BLACK
+    return goboard.Board.from_stones(stones, first, record.komi, rules)
+
+
+def play_as(board: goboard.Board, colour: int, point: int) -> goboard.Board:
+    """Play ``point`` for ``colour``; returns the board (a new one if rebuilt).
+
+    A move out of turn is preceded by a pass, unless that pass would end the game; then
+    (and for any move after the game ended) the position is rebuilt from its stones with
+    ``colour`` to move, which forgets the superko history.
+    """
+    if board.to_play != colour and not board.is_over and board.passes == 0:
+        board.play(board.size * board.size)
+    if board.to_play != colour or board.is_over:
+        board = goboard.Board.from_stones(
+            board.stones(), colour, board.komi, board.rules
+        )
+    board.play(point)
+    return board
+
+
+def replay(record: GameRecord, rules: str | goboard.Rules = "chinese") -> goboard.Board:
+    """The final position of the record's main line.
+
+    Raises:
+        goboard.IllegalMoveError: a move the rules forbid.
+        ValueError: setup stones without liberties, points off the board.
+    """
+    board = start_board(record, rules)
+    for colour, point in record.moves:
+        board = play_as(board, colour, point)
+    return board

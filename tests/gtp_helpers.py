@@ -1,0 +1,75 @@
+"""Helpers for the GTP tests: a small engine and response parsing."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+import goboard
+import search
+from alphago.gtp import Engine
+from alphago.player import UCTPlayer
+
+
+class FixedOwnership(UCTPlayer):
+    """A 5x5 player whose ownership estimate is given: columns A-C Black, D-E White."""
+
+    def __init__(self) -> None:
+        super().__init__(search.UCTConfig(num_simulations=8), seed=1)
+
+    def ownership(self, board: goboard.Board) -> NDArray[np.float64]:
+        own = np.full((5, 5), -0.9)
+        own[:, :3] = 0.9
+        return own
+
+
+def make_engine(size: int = 9, sims: int = 16, **kwargs: object) -> Engine:
+    """An engine with a tiny UCT search (fast, legal moves)."""
+    player = UCTPlayer(
+        search.UCTConfig(num_simulations=sims), seed=1, ownership_playouts=16
+    )
+    return Engine(player, board_size=size, komi=7.5, **kwargs)  # type: ignore[arg-type]
+
+
+def ok(engine: Engine, line: str) -> str:
+    """Run a command that must succeed; return its text (after "= ")."""
+    response = engine.handle(line)
+    assert response is not None, line
+    assert response.startswith("="), (line, response)
+    assert response.endswith("\n\n") and "\n\n" not in response[:-2], response
+    head, _, rest = response[:-2].partition(" ")
+    return rest
+
+
+def fails(engine: Engine, line: str) -> str:
+    """Run a command that must fail; return the message."""
+    response = engine.handle(line)
+    assert response is not None, line
+    assert response.startswith("?"), (line, response)
+    assert response.endswith("\n\n") and "\n\n" not in response[:-2], response
+    return response[:-2].partition(" ")[2]
+
+
+def parse_info(line: str) -> list[dict[str, object]]:
+    """Split an analysis line into per-move dicts (pv a list; ownership separate)."""
+    words = line.split()
+    out: list[dict[str, object]] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "info":
+            out.append({})
+            i += 1
+        elif word == "pv":
+            j = i + 1
+            while j < len(words) and words[j] not in ("info", "ownership"):
+                j += 1
+            out[-1]["pv"] = words[i + 1 : j]
+            i = j
+        elif word == "ownership":
+            out.append({"ownership": [float(w) for w in words[i + 1 :]]})
+            break
+        else:
+            out[-1][word] = words[i + 1]
+            i += 2
+    return out

@@ -1,0 +1,123 @@
+"""Tiny fake GTP engines for the match tests, written as scripts into a tmp_path.
+
+``fake_engine(tmp_path, mode)`` returns a command line running ``FAKE_ENGINE`` with one
+behaviour on ``genmove``:
+
+- ``pass``: always passes.
+- ``random``: a random legal move that does not fill its own true eye (pass when none),
+  tracking the game with goboard; ends games by two passes on small boards.
+- ``corner``: always answers A1 (legal once, then occupied: an illegal move).
+- ``garbage``: answers ``Z99`` (not a vertex).
+- ``crash``: writes to stderr and exits with code 3.
+- ``slow``: sleeps 30 s (a timeout).
+- ``resign``: resigns.
+- ``error``: answers ``? cannot``.
+``refuse`` passes on genmove but rejects every ``play`` command, and ``nosize`` rejects
+``boardsize``.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+FAKE_ENGINE = r"""
+import sys, time
+mode = sys.argv[1]
+seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+board = None
+size, komi = 19, 7.5
+if mode == "random":
+    import numpy as np
+    import goboard
+    from goboard.coords import from_gtp, to_gtp
+    rng = np.random.default_rng(seed)
+
+def new_board():
+    global board
+    if mode == "random":
+        board = goboard.Board(size, komi, "chinese")
+
+def answer(text="", ok=True):
+    sys.stdout.write(("= " if ok else "? ") + text + "\n\n")
+    sys.stdout.flush()
+
+def genmove(colour):
+    if mode == "pass" or mode == "refuse" or mode == "nosize":
+        return "pass"
+    if mode == "corner":
+        return "A1"
+    if mode == "garbage":
+        return "Z99"
+    if mode == "crash":
+        sys.stderr.write("boom: fake crash\n")
+        sys.stderr.flush()
+        sys.exit(3)
+    if mode == "slow":
+        time.sleep(30)
+    if mode == "resign":
+        return "resign"
+    me = board.to_play
+    moves = [m for m in board.legal_moves()[:-1] if not board.is_true_eye(m, me)]
+    move = int(rng.choice(moves)) if moves else size * size
+    board.play(move)
+    return to_gtp(move, size)
+
+new_board()
+for line in sys.stdin:
+    parts = line.split()
+    if not parts:
+        continue
+    cmd, args = parts[0], parts[1:]
+    if cmd == "quit":
+        answer()
+        break
+    elif cmd == "name":
+        answer("fake-" + mode)
+    elif cmd == "version":
+        answer("1.0")
+    elif cmd == "protocol_version":
+        answer("2")
+    elif cmd == "boardsize":
+        if mode == "nosize":
+            answer("unacceptable size", ok=False)
+            continue
+        size = int(args[0])
+        new_board()
+        answer()
+    elif cmd == "clear_board":
+        new_board()
+        answer()
+    elif cmd == "komi":
+        komi = float(args[0])
+        answer()
+    elif cmd == "play":
+        if mode == "refuse":
+            answer("illegal move", ok=False)
+            continue
+        if mode == "random":
+            board.play(from_gtp(args[1], size))
+        answer()
+    elif cmd == "genmove":
+        if mode == "error":
+            answer("cannot", ok=False)
+        else:
+            answer(genmove(args[0]))
+    elif cmd == "multi":
+        sys.stdout.write("=7 first\nsecond\n\n")
+        sys.stdout.flush()
+    elif cmd == "chatter":
+        sys.stdout.write("hello from the engine\n=\n\n")
+        sys.stdout.flush()
+    else:
+        answer("unknown command", ok=False)
+"""
+
+
+def fake_engine(tmp_path: Path, mode: str, seed: int = 0) -> str:
+    """Command line of a fake engine (see the module docstring)."""
+    script = tmp_path / "fake_gtp_engine.py"
+    if not script.exists():
+        script.write_text(FAKE_ENGINE)
+    return shlex.join([sys.executable, str(script), mode, str(seed)])

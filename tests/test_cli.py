@@ -1,0 +1,311 @@
+"""The ``alphago`` command: help without torch, eval, play (a scripted human), bench."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from io import StringIO
+from pathlib import Path
+
+import numpy as np
+import pytest
+from match_fakes import fake_engine
+
+import goboard
+import search
+from alphago.cli import main
+from alphago.match.human import play_human
+from alphago.sgf import read_sgf
+
+CLI = [sys.executable, "-m", "alphago.cli"]
+GNUGO = "/usr/games/gnugo"
+HAS_GTP = (
+    importlib.util.find_spec("alphago.gtp") is not None
+    and hasattr(importlib.import_module("alphago.gtp"), "Engine")
+    if importlib.util.find_spec("alphago.gtp") is not None
+    else False
+)
+needs_gtp = pytest.mark.skipif(not HAS_GTP, reason="alphago.gtp is not there yet")
+
+
+def test_help_does_not_import_torch() -> None:
+    code = (
+        "import sys\n"
+        "from alphago.cli import main\n"
+        "for argv in (['--help'], ['gtp', '--help'], ['play', '--help'],\n"
+        "             ['bench', '--help'], ['eval', '--help']):\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit as exc:\n"
+        "        assert exc.code == 0, exc.code\n"
+        "print('TORCH' if 'torch' in sys.modules else 'NO-TORCH')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip().endswith("NO-TORCH")
+    for word in ("gtp", "play", "bench", "eval", "--simulations", "ENGINE_A"):
+        assert word in out
+
+
+def test_no_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main([])
+    assert exc.value.code == 2
+    assert "usage: alphago" in capsys.readouterr().err
+
+
+def test_eval_two_fake_engines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = fake_engine(tmp_path, "random", 1), fake_engine(tmp_path, "pass")
+    sgfs = tmp_path / "games"
+    argv = ["eval", a, b, "--games", "2", "--size", "5", "--parallel", "2"]
+    assert main([*argv, "--sgf-dir", str(sgfs)]) == 0
+    captured = capsys.readouterr()
+    assert "games: 2" in captured.out
+    assert "A - B: Elo" in captured.out
+    assert "time per move B:" in captured.out
+    assert captured.err.count("game ") == 2  # one progress line per game
+    assert sorted(p.name for p in sgfs.iterdir()) == ["game-000.sgf", "game-001.sgf"]
+    for path in sgfs.iterdir():
+        assert read_sgf(path.read_bytes()).size == 5
+
+
+@needs_gtp
+def test_eval_our_uct_engine(tmp_path: Path) -> None:
+    ours = " ".join([*CLI, "gtp", "--size", "5", "--simulations", "16"])
+    proc = subprocess.run(
+        [
+            *CLI,
+            "eval",
+            ours,
+            fake_engine(tmp_path, "random", 2),
+            "--games",
+            "2",
+            "--size",
+            "5",
+            "--parallel",
+            "2",
+            "--sgf-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert "forfeits" not in proc.stdout + proc.stderr, proc.stderr
+    assert "games: 2" in proc.stdout
+    assert len(list(tmp_path.glob("game-*.sgf"))) == 2
+
+
+def test_eval_reports_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    crash, good = fake_engine(tmp_path, "crash"), fake_engine(tmp_path, "pass")
+    assert main(["eval", crash, good, "--games", "1", "--size", "5"]) == 0
+    captured = capsys.readouterr()
+    assert "B forfeits: genmove: engine exited (exit code 3)" in captured.err
+    assert "stderr: boom: fake crash" in captured.err
+    assert "A wins 0/1 (0/1 as black, 0/0 as white)" in captured.out
+
+
+@needs_gtp
+@pytest.mark.skipif(not Path(GNUGO).exists(), reason="GNU Go is not installed")
+def test_eval_our_engine_against_gnugo(tmp_path: Path) -> None:
+    ours = " ".join([*CLI, "gtp", "--size", "5", "--simulations", "32"])
+    gnugo = f"{GNUGO} --mode gtp --chinese-rules --level 1"
+    proc = subprocess.run(
+        [
+            *CLI,
+            "eval",
+            ours,
+            gnugo,
+            "--games",
+            "1",
+            "--size",
+            "5",
+            "--sgf-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert "forfeits" not in proc.stderr, proc.stderr
+    assert "endings: two passes 1" in proc.stdout or "resignation" in proc.stdout
+    record = read_sgf((tmp_path / "game-000.sgf").read_bytes())
+    assert record.players[goboard.WHITE].startswith("GNU Go")
+    assert record.result is not None and record.result[0] in "BW"
+
+
+class FirstLegal:
+    """A deterministic Player: the first legal point (pass when none)."""
+
+    name = "first-legal"
+
+    def __init__(self) -> None:
+        self.games = 0
+
+    def new_game(self) -> None:
+        self.games += 1
+
+    def ownership(self, board: goboard.Board) -> np.ndarray:
+        return np.zeros((board.size, board.size))
+
+    def genmove(
+        self,
+        board: goboard.Board,
+        *,
+        time_budget: float | None = None,
+        stop: threading.Event | None = None,
+        on_result: Callable[[search.SearchResult], None] | None = None,
+        every_seconds: float | None = None,
+    ) -> search.SearchResult:
+        move = board.legal_moves()[0]
+        a = board.size**2 + 1
+        zeros = np.zeros(a)
+        return search.SearchResult(
+            np.zeros(a, np.int64), zeros, zeros, move, 0.0, [move], 1
+        )
+
+
+def test_play_human_scripted() -> None:
+    script = "d4\nzz\nA5\nc3\nundo\nundo\nundo\nb2\npass\nresign\n"
+    out = StringIO()
+    outcome = play_human(
+        FirstLegal(), size=5, human=goboard.BLACK, stdin=StringIO(script), stdout=out
+    )
+    text = out.getvalue()
+    assert "not a move" in text  # zz
+    assert "illegal move A5: occupied" in text  # the engine took A5 (point 0)
+    assert "nothing to undo" in text  # the third undo: the board is empty again
+    assert text.count("first-legal plays A5") == 2
+    assert text.count("first-legal plays B5") == 2  # after C3, and after the pass
+    assert [m for _, m in outcome.moves] == [
+        goboard.coords.from_gtp(v, 5) for v in ("b2", "a5", "pass", "b5")
+    ]
+    assert (outcome.result, outcome.reason, outcome.winner) == (
+        "W+R",
+        "resignation",
+        -1,
+    )
+    assert "result: W+R" in text
+
+
+def test_play_human_as_white_and_quit() -> None:
+    out = StringIO()
+    outcome = play_human(
+        FirstLegal(),
+        size=5,
+        human=goboard.WHITE,
+        stdin=StringIO("help\ne1\n"),
+        stdout=out,
+    )  # then EOF
+    assert [m for _, m in outcome.moves] == [0, 24, 1]
+    assert outcome.result == "" and outcome.reason == "quit"
+    assert "You are White (O)" in out.getvalue()
+
+
+def test_play_command_saves_sgf(tmp_path: Path) -> None:
+    sgf = tmp_path / "game.sgf"
+    proc = subprocess.run(
+        [*CLI, "play", "--size", "5", "--simulations", "16", "--sgf", str(sgf)],
+        input="c3\nc3\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "illegal move C3: occupied" in proc.stdout
+    assert " A B C D E" in proc.stdout  # the board is drawn
+    record = read_sgf(sgf.read_bytes())
+    assert record.size == 5 and len(record.moves) == 2
+    assert record.moves[0] == (goboard.BLACK, goboard.coords.from_gtp("c3", 5))
+    assert record.players[goboard.BLACK] == "human"
+
+
+def test_bench_without_network(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [
+        "bench",
+        "--size",
+        "5",
+        "--playouts",
+        "50",
+        "--simulations",
+        "20",
+        "--no-net",
+    ]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3
+    assert "playouts/s" in lines[0] and "stones/s" in lines[0]
+    assert all("simulations/s" in line for line in lines[1:])
+
+
+def test_bench_with_a_tiny_network(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    argv = [
+        "bench",
+        "--size",
+        "5",
+        "--playouts",
+        "20",
+        "--simulations",
+        "16",
+        "--blocks",
+        "1",
+        "--filters",
+        "8",
+        "--batch",
+        "4",
+    ]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "positions/s (batch 4)" in out
+    assert "search PUCT + network 1x8" in out
+
+
+def test_missing_weights_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    assert main(["play", "--weights", "/nonexistent/w.pt"]) == 1
+    assert "alphago play: error:" in capsys.readouterr().err
+
+
+@needs_gtp
+def test_gtp_command_answers(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [*CLI, "gtp", "--size", "5", "--simulations", "8"],
+        input="name\nboardsize 5\ngenmove b\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    answers = [a for a in proc.stdout.split("\n\n") if a.strip()]
+    assert len(answers) == 4 and all(a.startswith("=") for a in answers)
+    goboard.coords.from_gtp(answers[2][1:].strip(), 5)  # a vertex
+
+
+@needs_gtp
+def test_gtp_command_with_weights(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from alphago.nets import NetConfig, PolicyValueNet, save_weights
+
+    path = tmp_path / "tiny.pt"
+    save_weights(PolicyValueNet(NetConfig(board_size=5, blocks=1, filters=8)), path)
+    proc = subprocess.run(
+        [*CLI, "gtp", "--size", "5", "--simulations", "8", "--weights", str(path)],
+        input="genmove b\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("= ")

@@ -1,0 +1,61 @@
+"""The subprocess GTP client: answers, failures, timeouts, shutdown, stderr."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from match_fakes import fake_engine
+
+from alphago.match import EngineDied, EngineTimeout, GTPClient, GTPError
+
+
+def test_answers_and_errors(tmp_path: Path) -> None:
+    with GTPClient(fake_engine(tmp_path, "pass"), timeout=10) as engine:
+        assert engine.alive()
+        assert engine.send("name") == "fake-pass"
+        assert engine.send("protocol_version") == "2"
+        assert engine.send("genmove b") == "pass"
+        assert engine.send("multi") == "first\nsecond"  # id stripped, lines kept
+        assert engine.send("chatter") == ""  # text outside an answer is skipped
+        with pytest.raises(GTPError, match="unknown command"):
+            engine.send("frobnicate")
+        with pytest.raises(ValueError, match="one line"):
+            engine.send("name\nname")
+        assert engine.send("version") == "1.0"  # still in step after the errors
+    assert not engine.alive()
+    assert engine.close() == ""  # twice is fine
+
+
+def test_crash_is_engine_died_and_stderr_is_kept(tmp_path: Path) -> None:
+    engine = GTPClient(fake_engine(tmp_path, "crash"), timeout=10)
+    with pytest.raises(EngineDied, match="exit code 3"):
+        engine.send("genmove b")
+    with pytest.raises(EngineDied):
+        engine.send("name")
+    assert "boom: fake crash" in engine.close()
+
+
+def test_timeout_then_close_kills(tmp_path: Path) -> None:
+    engine = GTPClient(fake_engine(tmp_path, "slow"), timeout=10)
+    with pytest.raises(EngineTimeout):
+        engine.send("genmove b", timeout=0.3)
+    with pytest.raises(EngineTimeout, match="earlier command"):
+        engine.send("name")  # a late answer must not pair with a new command
+    engine.close(timeout=0.5)  # the engine is busy sleeping: terminated
+    assert not engine.alive()
+
+
+def test_missing_program() -> None:
+    with pytest.raises(EngineDied, match="cannot start"):
+        GTPClient("/nonexistent/engine --mode gtp")
+    with pytest.raises(ValueError, match="empty"):
+        GTPClient("  ")
+
+
+def test_argument_list(tmp_path: Path) -> None:
+    fake_engine(tmp_path, "pass")
+    argv = [sys.executable, str(tmp_path / "fake_gtp_engine.py"), "pass"]
+    with GTPClient(argv) as engine:
+        assert engine.send("name") == "fake-pass"

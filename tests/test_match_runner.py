@@ -1,0 +1,92 @@
+"""Matches: colour alternation, parallel games, SGFs, the report; a game vs GNU Go."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from match_fakes import fake_engine
+
+import goboard
+from alphago.match import run_match
+from alphago.sgf import read_sgf, replay
+
+GNUGO = "/usr/games/gnugo"
+
+
+def test_colours_alternate_and_sgfs_are_written(tmp_path: Path) -> None:
+    a, b = fake_engine(tmp_path, "corner"), fake_engine(tmp_path, "pass")
+    seen: list[int] = []
+    result = run_match(
+        a,
+        b,
+        4,
+        size=5,
+        parallel=2,
+        sgf_dir=tmp_path / "sgf",
+        on_game=lambda game, done: seen.append(done),
+    )
+    assert sorted(seen) == [1, 2, 3, 4]
+    assert [g.index for g in result.games] == [0, 1, 2, 3]
+    assert [g.a_colour for g in result.games] == [1, -1, 1, -1]
+    # A (always A1) forfeits every game on its second move, whatever its colour.
+    assert [g.outcome.result for g in result.games] == ["W+F", "B+F", "W+F", "B+F"]
+    assert all(g.a_points == 0.0 for g in result.games)
+    files = sorted(os.listdir(tmp_path / "sgf"))
+    assert files == [f"game-00{i}.sgf" for i in range(4)]
+    record = read_sgf((tmp_path / "sgf" / "game-001.sgf").read_bytes())
+    assert record.size == 5 and record.komi == 7.5 and record.result == "B+F"
+    assert record.players == {
+        goboard.BLACK: "fake-pass 1.0",
+        goboard.WHITE: "fake-corner 1.0",
+    }
+    assert record.moves == result.games[1].outcome.moves
+    report = result.report()
+    assert "A wins 0/4 (0/2 as black, 0/2 as white)" in report
+    assert "B wins 4/4 (2/2 as black, 2/2 as white)" in report
+    assert "by colour: black 2, white 2, ties 0" in report
+    assert "A - B: Elo -inf (95% CI -inf .. -inf)" in report
+    assert "time per move A:" in report
+
+
+def test_bad_arguments(tmp_path: Path) -> None:
+    p = fake_engine(tmp_path, "pass")
+    with pytest.raises(ValueError, match="games"):
+        run_match(p, p, 0)
+    with pytest.raises(ValueError, match="parallel"):
+        run_match(p, p, 2, parallel=0)
+    with pytest.raises(ValueError):
+        run_match(p, p, 2, size=1)
+
+
+@pytest.mark.skipif(not os.path.exists(GNUGO), reason="GNU Go is not installed")
+def test_a_game_against_gnugo(tmp_path: Path) -> None:
+    gnugo = f"{GNUGO} --mode gtp --chinese-rules --level 1"
+    result = run_match(
+        fake_engine(tmp_path, "random", 5),
+        gnugo,
+        2,
+        size=5,
+        parallel=2,
+        sgf_dir=tmp_path,
+        move_timeout=30,
+    )
+    for game in result.games:
+        out = game.outcome
+        assert out.reason in ("two passes", "resignation"), out.reason
+        assert out.result[0] in "BW"
+        names = out.names.values()
+        assert any(name.startswith("GNU Go") for name in names)
+        record = read_sgf((tmp_path / f"game-00{game.index}.sgf").read_bytes())
+        board = replay(record, "chinese")  # every move legal under our rules
+        if out.reason == "two passes":
+            assert board.is_over and board.result() == out.result
+
+
+def test_commands_are_checked_before_any_game(tmp_path: Path) -> None:
+    p = fake_engine(tmp_path, "pass")
+    with pytest.raises(ValueError, match="engine A: program not found"):
+        run_match("/nonexistent/engine --gtp", p, 2)
+    with pytest.raises(ValueError, match="engine B: bad command line"):
+        run_match(p, "gnugo 'unclosed", 2)
