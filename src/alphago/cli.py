@@ -174,34 +174,41 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
     import goboard
     from alphago.match import run_match
+
+    bar = tqdm(total=args.games, desc="games", unit="game", file=sys.stderr)
 
     def progress(game: MatchGame, done: int) -> None:
         out = game.outcome
         a_side = "black" if game.a_colour == goboard.BLACK else "white"
-        print(
+        bar.write(
             f"game {game.index} ({done}/{args.games}): A {a_side}: {out.result} "
             f"after {len(out.moves)} moves ({out.reason})",
             file=sys.stderr,
-            flush=True,
         )
         if out.result.endswith("+F"):  # show why the forfeiting engine failed
             for line in out.stderr.get(-out.winner, "").strip().splitlines()[-5:]:
-                print(f"    stderr: {line}", file=sys.stderr, flush=True)
+                bar.write(f"    stderr: {line}", file=sys.stderr)
+        bar.update(1)
 
-    result = run_match(
-        args.engine_a,
-        args.engine_b,
-        args.games,
-        size=args.size,
-        komi=args.komi,
-        parallel=args.parallel,
-        sgf_dir=args.sgf_dir,
-        max_moves=args.max_moves,
-        move_timeout=args.move_timeout,
-        on_game=progress,
-    )
+    try:
+        result = run_match(
+            args.engine_a,
+            args.engine_b,
+            args.games,
+            size=args.size,
+            komi=args.komi,
+            parallel=args.parallel,
+            sgf_dir=args.sgf_dir,
+            max_moves=args.max_moves,
+            move_timeout=args.move_timeout,
+            on_game=progress,
+        )
+    finally:
+        bar.close()
     print(result.report())
     return 0
 
