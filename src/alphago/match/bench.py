@@ -66,7 +66,12 @@ def run_bench(
     )
     root = _position(size, size, 7)
     for label, config in (
-        ("PUCT uniform", search.SearchConfig(num_simulations=simulations)),
+        # Tree overhead alone: with all values 0, a first-play reduction would push
+        # every simulation down one ever longer line, so it is off here.
+        (
+            "PUCT uniform",
+            search.SearchConfig(num_simulations=simulations, fpu_reduction=0.0),
+        ),
         ("UCT rollouts", search.UCTConfig(num_simulations=simulations)),
     ):
         result = search.run_search(root, None, config, rng=3)

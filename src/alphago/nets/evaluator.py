@@ -112,7 +112,11 @@ class NetEvaluator:
             torch.set_num_threads(threads)
         self.k = _parse_symmetries(symmetries)
         self.device = torch.device(device)
+        # Channels-last lets oneDNN's convolutions skip layout reorders: measured
+        # 1.2-1.35x positions/s for a 6x64 19x19 net on 2 CPU threads. The model is
+        # converted in place (a layout change only: training it further still works).
         self.model = model.to(self.device).eval()
+        self.model.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
         self.config = model.config
         self._rng = make_rng(seed)
         self._planes: NDArray[np.float32] | None = None  # [cap, C, N, N]
@@ -145,7 +149,9 @@ class NetEvaluator:
         ownership [M, N, N] (None without an ownership head)."""
         with torch.inference_mode():
             x = torch.from_numpy(planes).to(self.device)
-            logits, values, owner = self.model(x)
+            logits, values, owner = self.model(
+                x.contiguous(memory_format=torch.channels_last)
+            )
             out_p: NDArray[np.float32] = logits.float().cpu().numpy()
             out_v: NDArray[np.float32] = values.float().cpu().numpy()
             out_o: NDArray[np.float32] | None = (
