@@ -69,48 +69,96 @@ past(const gb_stone_history *h, int k)
     return k < h->count ? h->color[(h->latest - k) & (GB_HISTORY - 1)] : NULL;
 }
 
-/* One writer per element type; the loops are the same, so a macro would hide nothing
- * but the type, and two short functions read better. */
+/* The two element types share one driver; only these kernels know the type. Each
+ * works on a whole plane, so the indirect call is per plane and the row loops inside
+ * stay simple enough to vectorise. */
+struct plane_kernels {
+    size_t elem; /* bytes per value */
+    /* dst[row * n + col] = 1 where the mailbox colour at (row, col) is c, else 0. */
+    void (*match)(void *dst, const gb_color *mailbox, int n, int stride, gb_color c);
+    /* dst[0 .. points) = value (0 or 1). */
+    void (*fill)(void *dst, int points, int value);
+};
+
+static void
+match_f32(void *dst, const gb_color *mailbox, int n, int stride, gb_color c)
+{
+    for (int row = 0; row < n; row++) {
+        const gb_color *restrict src = mailbox + (row + 1) * stride + 1;
+        float *restrict out = (float *)dst + row * n;
+        for (int col = 0; col < n; col++)
+            out[col] = (float)(src[col] == c);
+    }
+}
+
+static void
+match_u8(void *dst, const gb_color *mailbox, int n, int stride, gb_color c)
+{
+    for (int row = 0; row < n; row++) {
+        const gb_color *restrict src = mailbox + (row + 1) * stride + 1;
+        uint8_t *restrict out = (uint8_t *)dst + row * n;
+        for (int col = 0; col < n; col++)
+            out[col] = (uint8_t)(src[col] == c);
+    }
+}
+
+static void
+fill_f32(void *dst, int points, int value)
+{
+    float *restrict out = dst;
+    for (int p = 0; p < points; p++)
+        out[p] = (float)value;
+}
+
+static void
+fill_u8(void *dst, int points, int value)
+{
+    memset(dst, value, (size_t)points);
+}
+
+static const struct plane_kernels f32_kernels = {sizeof(float), match_f32, fill_f32};
+static const struct plane_kernels u8_kernels = {sizeof(uint8_t), match_u8, fill_u8};
+
+static int
+write_planes(const gb_board *const *boards, const gb_stone_history *const *histories,
+             int64_t count, int set, char *out, int64_t stride_b, int64_t stride_c,
+             const struct plane_kernels *kern)
+{
+    if (gb_features_count(set) == 0)
+        return GB_ERR_SIZE;
+    const int64_t plane_bytes = stride_c * (int64_t)kern->elem;
+    for (int64_t i = 0; i < count; i++) {
+        const gb_board *b = boards[i];
+        const int n = b->size, points = n * n;
+        const gb_color own = b->to_play, opp = (gb_color)-b->to_play;
+        char *base = out + i * stride_b * (int64_t)kern->elem;
+        for (int k = 0; k < GB_HISTORY; k++) {
+            const gb_color *s = past(histories[i], k);
+            char *mine = base + k * plane_bytes;
+            char *theirs = base + (k + GB_HISTORY) * plane_bytes;
+            if (s == NULL) {
+                kern->fill(mine, points, 0);
+                kern->fill(theirs, points, 0);
+            } else {
+                kern->match(mine, s, n, b->stride, own);
+                kern->match(theirs, s, n, b->stride, opp);
+            }
+        }
+        char *turn = base + 2 * GB_HISTORY * plane_bytes;
+        kern->fill(turn, points, own == GB_BLACK);
+        if (set == GB_FEATURES_LZ18)
+            kern->fill(turn + plane_bytes, points, own == GB_WHITE);
+    }
+    return GB_OK;
+}
+
 int
 gb_features_write_f32(const gb_board *const *boards,
                       const gb_stone_history *const *histories, int64_t count,
                       int set, float *out, int64_t stride_b, int64_t stride_c)
 {
-    int planes = gb_features_count(set);
-    if (planes == 0)
-        return GB_ERR_SIZE;
-    for (int64_t i = 0; i < count; i++) {
-        const gb_board *b = boards[i];
-        const int n = b->size, points = n * n, stride = b->stride;
-        const int8_t own = b->to_play, opp = (int8_t)-b->to_play;
-        float *base = out + i * stride_b;
-        for (int k = 0; k < GB_HISTORY; k++) {
-            const gb_color *s = past(histories[i], k);
-            float *mine = base + k * stride_c, *theirs = base + (k + GB_HISTORY) * stride_c;
-            if (s == NULL) {
-                /* All-bits-zero is 0.0f in IEEE 754. */
-                memset(mine, 0, (size_t)points * sizeof *mine);
-                memset(theirs, 0, (size_t)points * sizeof *theirs);
-                continue;
-            }
-            for (int row = 0; row < n; row++) {
-                const gb_color *restrict src = s + (row + 1) * stride + 1;
-                float *restrict m = mine + row * n, *restrict t = theirs + row * n;
-                for (int col = 0; col < n; col++) {
-                    m[col] = (float)(src[col] == own);
-                    t[col] = (float)(src[col] == opp);
-                }
-            }
-        }
-        float *turn = base + 2 * GB_HISTORY * stride_c;
-        for (int p = 0; p < points; p++)
-            turn[p] = own == GB_BLACK;
-        if (set == GB_FEATURES_LZ18) {
-            for (int p = 0; p < points; p++)
-                turn[stride_c + p] = own == GB_WHITE;
-        }
-    }
-    return GB_OK;
+    return write_planes(boards, histories, count, set, (char *)out, stride_b, stride_c,
+                        &f32_kernels);
 }
 
 int
@@ -118,36 +166,6 @@ gb_features_write_u8(const gb_board *const *boards,
                      const gb_stone_history *const *histories, int64_t count,
                      int set, uint8_t *out, int64_t stride_b, int64_t stride_c)
 {
-    int planes = gb_features_count(set);
-    if (planes == 0)
-        return GB_ERR_SIZE;
-    for (int64_t i = 0; i < count; i++) {
-        const gb_board *b = boards[i];
-        const int n = b->size, points = n * n, stride = b->stride;
-        const int8_t own = b->to_play, opp = (int8_t)-b->to_play;
-        uint8_t *base = out + i * stride_b;
-        for (int k = 0; k < GB_HISTORY; k++) {
-            const gb_color *s = past(histories[i], k);
-            uint8_t *mine = base + k * stride_c;
-            uint8_t *theirs = base + (k + GB_HISTORY) * stride_c;
-            if (s == NULL) {
-                memset(mine, 0, (size_t)points);
-                memset(theirs, 0, (size_t)points);
-                continue;
-            }
-            for (int row = 0; row < n; row++) {
-                const gb_color *restrict src = s + (row + 1) * stride + 1;
-                uint8_t *restrict m = mine + row * n, *restrict t = theirs + row * n;
-                for (int col = 0; col < n; col++) {
-                    m[col] = (uint8_t)(src[col] == own);
-                    t[col] = (uint8_t)(src[col] == opp);
-                }
-            }
-        }
-        uint8_t *turn = base + 2 * GB_HISTORY * stride_c;
-        memset(turn, own == GB_BLACK, (size_t)points);
-        if (set == GB_FEATURES_LZ18)
-            memset(turn + stride_c, own == GB_WHITE, (size_t)points);
-    }
-    return GB_OK;
+    return write_planes(boards, histories, count, set, (char *)out, stride_b, stride_c,
+                        &u8_kernels);
 }
