@@ -1,0 +1,1 @@
+"""Training: data, supervised and self-play learning, checkpoints, metrics."""
