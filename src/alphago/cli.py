@@ -1,4 +1,4 @@
-"""The ``alphago`` command: ``gtp``, ``play``, ``bench`` and ``eval``.
+"""The ``alphago`` command: ``gtp``, ``play``, ``bench``, ``eval``, and training.
 
 Every subcommand imports what it needs when it runs, so ``alphago --help`` (and every
 command that does not use a network) starts without importing torch.
@@ -7,6 +7,8 @@ command that does not use a network) starts without importing torch.
 - ``alphago play``: play the engine yourself in the terminal.
 - ``alphago bench``: board, search and network speed on this machine.
 - ``alphago eval``: a refereed match between two GTP engine command lines.
+- ``alphago gendata``, ``shards``, ``train sl|rl``, ``report``: see
+  :mod:`alphago.cli_train`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from alphago.cli_train import TRAINING_COMMANDS, add_training_commands
 
 if TYPE_CHECKING:
     from alphago.match import MatchGame
@@ -37,7 +41,13 @@ def _add_engine_options(p: argparse.ArgumentParser, size: int) -> None:
     p.add_argument(
         "--weights",
         metavar="FILE",
-        help="network weights (alphago.nets file); default: UCT with random playouts",
+        help="network weights (alphago.nets or Leela Zero file); default: the shipped "
+        "network of the board size (9x9), else UCT with random playouts",
+    )
+    p.add_argument(
+        "--uct",
+        action="store_true",
+        help="plain UCT with random playouts, no network",
     )
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument(
@@ -50,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``alphago`` (all subcommands)."""
     parser = argparse.ArgumentParser(
         prog="alphago",
-        description="A Python AlphaGo: GTP engine, terminal play, benchmarks, matches.",
+        description="A Python AlphaGo: GTP engine, terminal play, benchmarks, matches, "
+        "training data and training.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
@@ -117,21 +128,29 @@ def build_parser() -> argparse.ArgumentParser:
         default=60.0,
         help="seconds per move before an engine forfeits (default 60)",
     )
+    add_training_commands(sub)
     return parser
 
 
 def make_player(args: argparse.Namespace) -> Player:
-    """The engine's player: UCT by default, PUCT over a network with ``--weights``."""
+    """The engine's player: PUCT over ``--weights`` or the shipped network of the
+    board size; UCT with random playouts with ``--uct`` or when no network ships."""
     import search
+    from alphago.nets.shipped import shipped_weights
 
-    if args.weights is None:
+    weights = args.weights
+    if weights is None and not args.uct:
+        weights = shipped_weights(args.size)
+    if args.uct and args.weights is not None:
+        raise ValueError("--uct and --weights exclude each other")
+    if weights is None:
         from alphago.player import UCTPlayer
 
         return UCTPlayer(search.UCTConfig(num_simulations=args.simulations), args.seed)
-    from alphago.nets import NetEvaluator, load_weights
+    from alphago.nets import NetEvaluator, load_network
     from alphago.player import SearchPlayer
 
-    model = load_weights(args.weights, map_location=args.device)
+    model = load_network(weights, map_location=args.device)
     if model.config.board_size != args.size:
         raise ValueError(
             f"the network is for {model.config.board_size}x"
@@ -237,7 +256,13 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"gtp": _cmd_gtp, "play": _cmd_play, "eval": _cmd_eval, "bench": _cmd_bench}
+_COMMANDS = {
+    "gtp": _cmd_gtp,
+    "play": _cmd_play,
+    "eval": _cmd_eval,
+    "bench": _cmd_bench,
+    **TRAINING_COMMANDS,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

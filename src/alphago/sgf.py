@@ -49,6 +49,7 @@ class GameRecord:
         rules: the ``RU`` property, if any.
         to_play: who moves first after the setup (``PL``), or None (Black, or White
             after handicap stones).
+        comment: the game comment (``GC``), or None.
     """
 
     size: int = 19
@@ -59,6 +60,7 @@ class GameRecord:
     players: dict[int, str] = field(default_factory=dict)
     rules: str | None = None
     to_play: int | None = None
+    comment: str | None = None
 
 
 def _point(rc: tuple[int, int] | None, size: int) -> int:
@@ -111,6 +113,8 @@ def read_sgf(data: bytes | str) -> GameRecord:
             record.result = root.get("RE")
         if root.has_property("RU"):
             record.rules = root.get("RU")
+        if root.has_property("GC"):
+            record.comment = root.get("GC")
         for node in game.get_main_sequence()[1:]:
             colour_name, rc = node.get_move()
             if colour_name is None:
@@ -150,6 +154,8 @@ def write_sgf(record: GameRecord) -> bytes:
         root.set("RE", record.result)
     if record.rules is not None:
         root.set("RU", record.rules)
+    if record.comment is not None:
+        root.set("GC", record.comment)
     for colour, point in record.moves:
         if colour not in _COLOURS:
             raise ValueError(f"bad colour {colour!r} in a move")

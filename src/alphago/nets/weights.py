@@ -27,6 +27,7 @@ from .model import NetConfig, PolicyValueNet
 __all__ = [
     "FORMAT",
     "atomic_write",
+    "atomic_write_bytes",
     "check_state_dict",
     "load_network",
     "load_weights",
@@ -64,6 +65,15 @@ def atomic_write(path: PathLike, write: Callable[[IO[bytes]], None]) -> None:
             os.fsync(dfd)
         finally:
             os.close(dfd)
+
+
+def atomic_write_bytes(path: PathLike, data: bytes | memoryview) -> None:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_write`)."""
+
+    def write(f: IO[bytes]) -> None:
+        f.write(data)
+
+    atomic_write(path, write)
 
 
 def save_weights(model: PolicyValueNet, path: PathLike) -> None:

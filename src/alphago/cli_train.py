@@ -1,0 +1,423 @@
+"""The training half of the ``alphago`` command: data, training runs and their report.
+
+- ``alphago gendata OUT``: GNU Go plays itself; SGF files in OUT (resumable).
+- ``alphago shards SGF... --out DIR``: SGF files become training shards.
+- ``alphago train sl RUN --data DIR``: supervised training (resumes RUN).
+- ``alphago train rl RUN``: self-play reinforcement learning (resumes RUN).
+- ``alphago report RUN``: the run's curves as a PNG.
+
+Like :mod:`alphago.cli`, every command imports its modules when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["TRAINING_COMMANDS", "add_training_commands"]
+
+
+def _add_net_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    p.add_argument("--blocks", type=int, default=6, help="residual blocks (default 6)")
+    p.add_argument("--filters", type=int, default=64, help="filters (default 64)")
+    p.add_argument(
+        "--planes",
+        default="agz17",
+        choices=("agz17", "lz18"),
+        help="input planes (default agz17)",
+    )
+
+
+def _add_optimizer_options(p: argparse.ArgumentParser, lr: float) -> None:
+    p.add_argument(
+        "--optimizer",
+        choices=("adam", "sgd"),
+        default="adam",
+        help="optimiser (default adam; sgd uses Nesterov momentum 0.9)",
+    )
+    p.add_argument(
+        "--lr", type=float, default=lr, help="learning rate (default %(default)s)"
+    )
+    p.add_argument("--batch", type=int, default=256, help="batch size (default 256)")
+    p.add_argument(
+        "--l2", type=float, default=1e-4, help="L2 coefficient (default 1e-4)"
+    )
+    p.add_argument(
+        "--value-weight",
+        type=float,
+        default=1.0,
+        help="weight of the value loss (default 1)",
+    )
+    p.add_argument(
+        "--device",
+        default="auto",
+        help="torch device (default: cuda when present, else cpu)",
+    )
+    p.add_argument("--threads", type=int, default=None, help="torch threads")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+
+def add_training_commands(sub: Any) -> None:
+    """Add gendata, shards, train and report to the ``alphago`` subparsers."""
+    gen = sub.add_parser("gendata", help="GNU Go self-play games as SGF teacher data")
+    gen.add_argument("out", metavar="OUT", help="directory for the SGF files")
+    gen.add_argument("--games", type=int, default=1000, help="games (default 1000)")
+    gen.add_argument(
+        "--level", type=int, default=10, help="GNU Go level 0..10 (default 10)"
+    )
+    gen.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    gen.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
+    gen.add_argument(
+        "--workers", type=int, default=2, help="GNU Go processes (default 2)"
+    )
+    gen.add_argument(
+        "--seed", type=int, default=0, help="game i uses seed + i (default 0)"
+    )
+    gen.add_argument(
+        "--opening-plies",
+        type=int,
+        default=8,
+        help="plies drawn among GNU Go's best moves (default 8)",
+    )
+    gen.add_argument(
+        "--top-k",
+        type=int,
+        default=4,
+        help="how many best moves the opening draws from (default 4)",
+    )
+    gen.add_argument("--gnugo", default=None, help="GNU Go's path (default: found)")
+
+    sh = sub.add_parser("shards", help="SGF files to training shards")
+    sh.add_argument("sgf", nargs="+", metavar="SGF", help="SGF files or directories")
+    sh.add_argument("--out", required=True, metavar="DIR", help="shard directory")
+    sh.add_argument("--size", type=int, default=9, help="board size kept (default 9)")
+    sh.add_argument(
+        "--planes",
+        default="agz17",
+        choices=("agz17", "lz18"),
+        help="input planes (default agz17)",
+    )
+    sh.add_argument(
+        "--shard-size",
+        type=int,
+        default=50_000,
+        help="examples per shard (default 50000)",
+    )
+
+    train = sub.add_parser("train", help="train a network (sl or rl)")
+    modes = train.add_subparsers(dest="mode", metavar="MODE", required=True)
+    sl = modes.add_parser(
+        "sl",
+        help="supervised learning from shards",
+        description="Supervised training; run again to resume RUN.",
+    )
+    sl.add_argument("run", metavar="RUN", help="run directory (checkpoints, metrics)")
+    sl.add_argument("--data", nargs="+", metavar="SHARDS", help="shard files or dirs")
+    _add_net_options(sl)
+    _add_optimizer_options(sl, 1e-3)
+    sl.add_argument("--steps", type=int, default=20_000, help="steps (default 20000)")
+    sl.add_argument(
+        "--schedule",
+        choices=("constant", "cosine", "step"),
+        default="cosine",
+        help="learning-rate schedule (default cosine over --steps)",
+    )
+    sl.add_argument(
+        "--val-fraction",
+        type=float,
+        default=0.05,
+        help="examples held out (default 0.05)",
+    )
+    sl.add_argument(
+        "--val-every", type=int, default=1000, help="steps between validations"
+    )
+    sl.add_argument(
+        "--checkpoint-every",
+        type=int,
+        default=1000,
+        help="steps between checkpoints (a multiple of --log-every)",
+    )
+    sl.add_argument("--log-every", type=int, default=100, help="steps per metrics line")
+    sl.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    rl = modes.add_parser(
+        "rl",
+        help="self-play reinforcement learning",
+        description="AlphaGo Zero self-play training; run again to "
+        "resume RUN (its stored settings win over these options).",
+    )
+    rl.add_argument("run", metavar="RUN", help="run directory (checkpoints, metrics)")
+    rl.add_argument(
+        "--init", metavar="WEIGHTS", help="start from this network (e.g. sl)"
+    )
+    _add_net_options(rl)
+    _add_optimizer_options(rl, 1e-3)
+    rl.add_argument(
+        "--iterations", type=int, default=100, help="iterations (default 100)"
+    )
+    rl.add_argument(
+        "--games", type=int, default=64, help="self-play games per iteration"
+    )
+    rl.add_argument(
+        "--simulations",
+        type=int,
+        default=200,
+        help="self-play simulations per move (default 200)",
+    )
+    rl.add_argument(
+        "--parallel-games",
+        type=int,
+        default=32,
+        help="games searched in lock-step per worker (default 32)",
+    )
+    rl.add_argument(
+        "--window", type=int, default=100_000, help="replay window (examples)"
+    )
+    rl.add_argument(
+        "--updates",
+        type=int,
+        default=100,
+        help="training rounds per iteration (default 100)",
+    )
+    rl.add_argument(
+        "--epochs", type=int, default=4, help="steps per round's batch (default 4)"
+    )
+    rl.add_argument(
+        "--kl-target", type=float, default=0.02, help="KL target (default 0.02)"
+    )
+    rl.add_argument(
+        "--gate-games", type=int, default=40, help="gating games (0: no gate)"
+    )
+    rl.add_argument(
+        "--gate-threshold",
+        type=float,
+        default=0.55,
+        help="score the candidate needs (default 0.55)",
+    )
+    rl.add_argument(
+        "--eval-simulations",
+        type=int,
+        default=100,
+        help="simulations per move in evaluation games (default 100)",
+    )
+    rl.add_argument(
+        "--baseline-every",
+        type=int,
+        default=5,
+        help="iterations between games against UCT with 10x simulations",
+    )
+    rl.add_argument("--baseline-games", type=int, default=20, help="games per UCT test")
+    rl.add_argument(
+        "--gnugo-every",
+        type=int,
+        default=0,
+        help="iterations between GNU Go tests (default 0: never)",
+    )
+    rl.add_argument("--gnugo-games", type=int, default=20, help="games per GNU Go test")
+    rl.add_argument(
+        "--gnugo-level", type=int, default=1, help="GNU Go level (default 1)"
+    )
+    rl.add_argument(
+        "--workers", type=int, default=2, help="self-play workers (default 2)"
+    )
+    rl.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        default=None,
+        help="run self-play as Ray tasks on this cluster (e.g. auto)",
+    )
+    rl.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+    from alphago.train.report import add_report_arguments
+
+    rep = sub.add_parser("report", help="plot a training run's metrics to PNG")
+    add_report_arguments(rep)
+
+
+def _device(name: str) -> str:
+    if name != "auto":
+        return name
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _cmd_gendata(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from alphago.data.gendata import GenConfig, generate
+
+    config = GenConfig(
+        games=args.games,
+        level=args.level,
+        size=args.size,
+        komi=args.komi,
+        workers=args.workers,
+        seed=args.seed,
+        opening_plies=args.opening_plies,
+        top_k=args.top_k,
+        gnugo=args.gnugo,
+    )
+    with tqdm(total=args.games, desc="gendata", unit="game", file=sys.stderr) as bar:
+        bar.update(args.games - sum(1 for _ in _missing(args.out, args.games)))
+        written = generate(args.out, config, progress=lambda i, r: _tick(bar))
+    print(f"{written} games written to {args.out}")
+    return 0
+
+
+def _tick(bar: Any) -> None:
+    bar.update(1)
+
+
+def _missing(out: str, games: int) -> list[int]:
+    from pathlib import Path
+
+    return [i for i in range(games) if not (Path(out) / f"game-{i:06d}.sgf").exists()]
+
+
+def _cmd_shards(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from alphago.data.dataset import build_shards, sgf_files
+
+    files = sgf_files(args.sgf)
+    with tqdm(total=len(files), desc="shards", unit="file", file=sys.stderr) as bar:
+        games, examples = build_shards(
+            files,
+            args.out,
+            size=args.size,
+            kind=args.planes,
+            shard_size=args.shard_size,
+            progress=lambda done: _tick(bar),
+        )
+    print(f"{games} games, {examples} examples in {args.out}")
+    return 0 if games else 1
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    return _train_sl(args) if args.mode == "sl" else _train_rl(args)
+
+
+def _train_sl(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from alphago.nets.model import NetConfig
+    from alphago.train.learner import TrainConfig
+    from alphago.train.sl import SLConfig, train_sl
+
+    resuming = (Path(args.run) / "checkpoint.pt").exists()
+    if not resuming and not args.data:
+        print("alphago train sl: a new run needs --data", file=sys.stderr)
+        return 2
+    net = NetConfig(
+        board_size=args.size,
+        blocks=args.blocks,
+        filters=args.filters,
+        input_planes=args.planes,
+    )
+    train = TrainConfig(
+        optimizer=args.optimizer,
+        lr=args.lr,
+        l2=args.l2,
+        value_weight=args.value_weight,
+        batch_size=args.batch,
+        schedule=args.schedule,
+        total_steps=args.steps,
+    )
+    sl = SLConfig(
+        steps=args.steps,
+        val_fraction=args.val_fraction,
+        val_every=args.val_every,
+        checkpoint_every=args.checkpoint_every,
+        log_every=args.log_every,
+        seed=args.seed,
+    )
+    learner = train_sl(
+        args.run,
+        args.data,
+        net,
+        train,
+        sl,
+        device=_device(args.device),
+        progress=not args.no_progress,
+    )
+    print(f"step {learner.step}: weights in {Path(args.run) / 'weights.pt'}")
+    return 0
+
+
+def _train_rl(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from alphago.nets.model import NetConfig
+    from alphago.train.learner import TrainConfig
+    from alphago.train.rl import RLConfig, train_rl
+    from alphago.train.selfplay import SelfPlayConfig
+
+    selfplay = SelfPlayConfig(
+        simulations=args.simulations, parallel_games=args.parallel_games, size=args.size
+    )
+    config = RLConfig(
+        iterations=args.iterations,
+        games_per_iteration=args.games,
+        replay_window=args.window,
+        updates_per_iteration=args.updates,
+        epochs=args.epochs,
+        kl_target=args.kl_target,
+        gate_games=args.gate_games,
+        gate_threshold=args.gate_threshold,
+        eval_simulations=args.eval_simulations,
+        baseline_every=args.baseline_every,
+        baseline_games=args.baseline_games,
+        gnugo_every=args.gnugo_every,
+        gnugo_games=args.gnugo_games,
+        gnugo_level=args.gnugo_level,
+        workers=args.workers,
+        ray_address=args.ray,
+        seed=args.seed,
+        selfplay=selfplay,
+    )
+    net = NetConfig(
+        board_size=args.size,
+        blocks=args.blocks,
+        filters=args.filters,
+        input_planes=args.planes,
+    )
+    train = TrainConfig(
+        optimizer=args.optimizer,
+        lr=args.lr,
+        l2=args.l2,
+        value_weight=args.value_weight,
+        batch_size=args.batch,
+    )
+    learner = train_rl(
+        args.run,
+        config,
+        net,
+        train,
+        init_weights=args.init,
+        device=_device(args.device),
+        progress=not args.no_progress,
+    )
+    print(f"step {learner.step}: best network in {Path(args.run) / 'best.pt'}")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from alphago.train.report import run_report
+
+    return run_report(args)
+
+
+TRAINING_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "gendata": _cmd_gendata,
+    "shards": _cmd_shards,
+    "train": _cmd_train,
+    "report": _cmd_report,
+}

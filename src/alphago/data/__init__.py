@@ -1,0 +1,1 @@
+"""Training data: teacher games (GNU Go) and SGF collections as training shards."""

@@ -1,0 +1,176 @@
+"""Training examples: (planes, policy target, value target), in memory and in shards.
+
+An :class:`Examples` holds ``n`` positions as three arrays:
+
+- ``planes``: uint8 ``[n, C, N, N]``, goboard feature planes (every plane is 0/1, so
+  uint8 is exact and a quarter of float32), from the side to move's view;
+- ``policy``: float32 ``[n, N*N + 1]``, a distribution over moves (pass last): one-hot
+  for a teacher's move, the root visit distribution for self-play;
+- ``value``: float32 ``[n]``, the game's outcome for the side to move: +1 win, -1 loss,
+  0 tie.
+
+Shards are ``.npz`` files (numpy's zip of arrays, compressed: the planes are mostly
+zeros) written atomically; the plane kind is stored beside the arrays so a shard cannot
+be fed to a network of another input kind by mistake.
+
+The eight symmetries of the board are applied when a batch is sampled
+(:func:`sample_batch`), not stored: one random transform per example, the same on its
+planes and on its policy target.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from goboard import symmetries
+
+from ..nets.model import INPUT_PLANES
+from ..nets.weights import atomic_write_bytes
+
+__all__ = ["Examples", "load_shards", "sample_batch", "augment"]
+
+U8 = NDArray[np.uint8]
+F32 = NDArray[np.float32]
+
+
+@dataclass(slots=True)
+class Examples:
+    """``n`` training positions (module docstring); shapes checked on creation."""
+
+    planes: U8
+    policy: F32
+    value: F32
+    kind: str = "agz17"
+
+    def __post_init__(self) -> None:
+        if self.kind not in INPUT_PLANES:
+            raise ValueError(f"unknown plane kind {self.kind!r}")
+        planes, policy, value = self.planes, self.policy, self.value
+        if planes.dtype != np.uint8 or planes.ndim != 4:
+            raise ValueError(
+                f"planes must be uint8 [n, C, N, N], not {planes.dtype} {planes.shape}"
+            )
+        n, c, size, width = planes.shape
+        if c != INPUT_PLANES[self.kind] or size != width:
+            raise ValueError(f"planes {planes.shape} do not fit kind {self.kind!r}")
+        if policy.dtype != np.float32 or policy.shape != (n, size * size + 1):
+            raise ValueError(
+                f"policy must be float32 [{n}, {size * size + 1}], "
+                f"not {policy.dtype} {policy.shape}"
+            )
+        if value.dtype != np.float32 or value.shape != (n,):
+            raise ValueError(
+                f"value must be float32 [{n}], not {value.dtype} {value.shape}"
+            )
+
+    @classmethod
+    def empty(cls, size: int, kind: str = "agz17") -> Examples:
+        """No examples, with the shapes of ``size`` and ``kind``."""
+        c = INPUT_PLANES[kind]
+        return cls(
+            np.zeros((0, c, size, size), np.uint8),
+            np.zeros((0, size * size + 1), np.float32),
+            np.zeros(0, np.float32),
+            kind,
+        )
+
+    def __len__(self) -> int:
+        return int(self.value.shape[0])
+
+    @property
+    def size(self) -> int:
+        """Board size N."""
+        return int(self.planes.shape[-1])
+
+    def take(self, index: NDArray[np.integer] | slice) -> Examples:
+        """The examples at ``index`` (copies for index arrays, views for slices)."""
+        return Examples(
+            self.planes[index], self.policy[index], self.value[index], self.kind
+        )
+
+    @staticmethod
+    def concat(parts: Sequence[Examples]) -> Examples:
+        """All of ``parts`` in order (at least one; same size and kind)."""
+        if not parts:
+            raise ValueError("nothing to concatenate")
+        kinds = {(p.kind, p.size) for p in parts}
+        if len(kinds) != 1:
+            raise ValueError(f"examples of different kinds or sizes: {sorted(kinds)}")
+        return Examples(
+            np.concatenate([p.planes for p in parts]),
+            np.concatenate([p.policy for p in parts]),
+            np.concatenate([p.value for p in parts]),
+            parts[0].kind,
+        )
+
+    def save(self, path: str | Path) -> None:
+        """Write a compressed ``.npz`` shard atomically."""
+        buffer = io.BytesIO()
+        np.savez_compressed(
+            buffer,
+            planes=self.planes,
+            policy=self.policy,
+            value=self.value,
+            kind=np.array(self.kind),
+        )
+        atomic_write_bytes(path, buffer.getbuffer())
+
+    @classmethod
+    def load(cls, path: str | Path) -> Examples:
+        """Read a shard written by :meth:`save` (ValueError if it is not one)."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return cls(
+                    data["planes"], data["policy"], data["value"], str(data["kind"])
+                )
+        except (KeyError, OSError, EOFError) as exc:
+            raise ValueError(f"{path}: not an examples shard ({exc})") from None
+
+
+def load_shards(paths: Sequence[str | Path]) -> Examples:
+    """Every shard under ``paths`` (files, or directories of ``*.npz``) as one set."""
+    files: list[Path] = []
+    for path in map(Path, paths):
+        files.extend(sorted(path.glob("*.npz")) if path.is_dir() else [path])
+    if not files:
+        raise ValueError(f"no shards in {', '.join(map(str, paths))}")
+    return Examples.concat([Examples.load(f) for f in files])
+
+
+def augment(
+    planes: U8, policy: F32, transforms: NDArray[np.integer]
+) -> tuple[F32, F32]:
+    """Apply transform ``transforms[i]`` to example ``i``; planes come back float32."""
+    out_planes = np.empty(planes.shape, np.float32)
+    out_policy = np.empty_like(policy)
+    for k in range(symmetries.COUNT):
+        rows = np.flatnonzero(transforms == k)
+        if rows.size:
+            out_planes[rows] = symmetries.transform_planes(planes[rows], k)
+            out_policy[rows] = symmetries.transform_policy(policy[rows], k)
+    return out_planes, out_policy
+
+
+def sample_batch(
+    examples: Examples,
+    rng: np.random.Generator,
+    batch_size: int,
+    use_symmetries: bool = True,
+) -> tuple[F32, F32, F32]:
+    """A random batch (with replacement): float32 planes, policy and value targets."""
+    if len(examples) == 0:
+        raise ValueError("cannot sample from no examples")
+    rows = rng.integers(0, len(examples), batch_size)
+    transforms = (
+        rng.integers(0, symmetries.COUNT, batch_size)
+        if use_symmetries
+        else np.zeros(batch_size, np.int64)
+    )
+    planes, policy = augment(examples.planes[rows], examples.policy[rows], transforms)
+    return planes, policy, examples.value[rows].copy()

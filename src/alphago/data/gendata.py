@@ -1,0 +1,219 @@
+"""Teacher games: GNU Go plays itself through GTP, and every game becomes an SGF file.
+
+No data set can be downloaded where this project trains, so the supervised stage learns
+from GNU Go (Debian's ``gnugo``), a real program. One GNU Go process plays both colours
+(``genmove b`` / ``genmove w``) game after game (``clear_board``), which costs far less
+than a process per game; ``workers`` processes run in parallel.
+
+Variety: GNU Go is almost deterministic, so for the first ``opening_plies`` moves of a
+game it only ranks moves (``reg_genmove`` then ``top_moves``) and one of its ``top_k``
+best is played at random; then it plays on by itself. Every move is still one GNU Go
+considers good, so all of them are training targets, the empty board included.
+
+Every move is refereed by our rules (Chinese: situational superko); a move our rules
+refuse ends that game, which is dropped with a warning. The result is GNU Go's own
+``final_score`` after two passes (it removes dead stones, which a bare Tromp-Taylor
+count of the final position would not).
+
+Games are numbered; game ``i`` uses seed ``seed + i`` for its opening choices and for
+GNU Go's random seed, and is written as ``game-{i:06d}.sgf`` atomically. A rerun skips
+the files that exist, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shlex
+import shutil
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import goboard
+from goboard.coords import from_gtp, to_gtp
+
+from ..match.gtp_client import EngineFailure, GTPClient, GTPError
+from ..sgf import GameRecord, save_sgf
+
+__all__ = ["GenConfig", "find_gnugo", "generate", "gnugo_command", "play_teacher_game"]
+
+_RESULT = re.compile(r"^[BW]\+(\d+(\.\d+)?|R)$|^0$")
+
+
+@dataclass(frozen=True, slots=True)
+class GenConfig:
+    """What :func:`generate` plays.
+
+    Attributes:
+        games: Games numbered ``0..games-1`` (existing files are skipped).
+        level: GNU Go's ``--level`` (0..10; 10 is its default and strongest).
+        size, komi: The board.
+        opening_plies: Plies at the start where one of GNU Go's ``top_k`` moves is
+            drawn at random.
+        top_k: How many of GNU Go's best moves the opening draws from.
+        workers: GNU Go processes at once.
+        seed: Base seed; game ``i`` uses ``seed + i``.
+        gnugo: GNU Go's program path (default: found by :func:`find_gnugo`).
+        move_timeout: Seconds GNU Go may think on one move.
+    """
+
+    games: int = 100
+    level: int = 10
+    size: int = 9
+    komi: float = 7.5
+    opening_plies: int = 8
+    top_k: int = 4
+    workers: int = 2
+    seed: int = 0
+    gnugo: str | None = None
+    move_timeout: float = 60.0
+
+    def __post_init__(self) -> None:
+        if self.games < 0:
+            raise ValueError(f"games must be >= 0, not {self.games}")
+        if not 0 <= self.level <= 10:
+            raise ValueError(f"GNU Go's level must be in 0..10, not {self.level}")
+        goboard.coords.check_size(self.size)
+        if self.opening_plies < 0:
+            raise ValueError(f"opening_plies must be >= 0, not {self.opening_plies}")
+        if self.top_k < 1:
+            raise ValueError(f"top_k must be >= 1, not {self.top_k}")
+        if self.workers < 1:
+            raise ValueError(f"workers must be >= 1, not {self.workers}")
+
+
+def find_gnugo() -> str:
+    """GNU Go's path: ``gnugo`` on PATH, else Debian's ``/usr/games/gnugo``."""
+    found = shutil.which("gnugo") or shutil.which("/usr/games/gnugo")
+    if found is None:
+        raise FileNotFoundError(
+            "GNU Go not found: install it (Debian: apt-get install gnugo) or give its "
+            "path"
+        )
+    return found
+
+
+def gnugo_command(level: int, seed: int = 0, gnugo: str | None = None) -> str:
+    """The GTP command line of GNU Go at ``level`` with Chinese rules."""
+    program = gnugo or find_gnugo()
+    return shlex.join(
+        [program, "--mode", "gtp", "--chinese-rules", "--level", str(level)]
+        + ["--seed", str(seed)]
+    )
+
+
+def _top_moves(reply: str, size: int) -> list[int]:
+    """Points of a ``top_moves`` answer (``E5 75.01 D3 74.01 ...``), best first."""
+    words = reply.split()
+    return [from_gtp(v, size) for v in words[0::2]]
+
+
+def play_teacher_game(engine: GTPClient, config: GenConfig, index: int) -> GameRecord:
+    """One GNU Go self-play game on ``engine`` (already started).
+
+    Raises:
+        GTPError, EngineFailure: GNU Go failed; ValueError: it played a move our rules
+        refuse or gave a result we cannot read.
+    """
+    size, seed = config.size, config.seed + index
+    rng = random.Random(seed)
+    for command in (f"boardsize {size}", "clear_board", f"komi {config.komi:g}"):
+        engine.send(command)
+    engine.send(f"set_random_seed {seed}")
+    board = goboard.Board(size, config.komi, "chinese")
+    moves: list[tuple[int, int]] = []
+    colours = {goboard.BLACK: "b", goboard.WHITE: "w"}
+
+    def play(point: int) -> None:
+        colour = board.to_play
+        board.play(point)
+        moves.append((colour, point))
+
+    gtp_colour = {goboard.BLACK: "black", goboard.WHITE: "white"}
+    for _ in range(config.opening_plies):
+        colour = board.to_play
+        chosen = engine.send(
+            f"reg_genmove {colours[colour]}", timeout=config.move_timeout
+        )
+        if chosen.lower() in ("pass", "resign"):
+            break
+        ranked = _top_moves(engine.send(f"top_moves_{gtp_colour[colour]}"), size)
+        options = [p for p in ranked[: config.top_k] if board.is_legal(p)]
+        point = rng.choice(options) if options else from_gtp(chosen, size)
+        engine.send(f"play {colours[colour]} {to_gtp(point, size)}")
+        play(point)
+    result = None
+    cap = 3 * size * size
+    while not board.is_over and len(moves) < cap:
+        reply = engine.send(
+            f"genmove {colours[board.to_play]}", timeout=config.move_timeout
+        ).lower()
+        if reply == "resign":
+            result = "W+R" if board.to_play == goboard.BLACK else "B+R"
+            break
+        play(from_gtp(reply, size))
+    if result is None:
+        result = engine.send("final_score")
+        if not _RESULT.match(result):
+            raise ValueError(f"GNU Go's final_score {result!r} is not a result")
+    return GameRecord(
+        size=size,
+        komi=config.komi,
+        moves=moves,
+        result=result,
+        players={colour: f"GNU Go {config.level}" for colour in colours},
+        rules="Chinese",
+        comment=f"GNU Go level {config.level}; opening: one of its {config.top_k} best"
+        f" moves at random for {config.opening_plies} plies",
+    )
+
+
+def generate(
+    out_dir: str | Path,
+    config: GenConfig,
+    progress: Callable[[int, GameRecord | None], None] | None = None,
+) -> int:
+    """Play the missing games of ``config`` into ``out_dir``; returns games written.
+
+    ``progress(index, record)`` is called after each game (record None: the game was
+    dropped, with a warning on stderr). Thread-safe: calls are serialised.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    todo = [i for i in range(config.games) if not (out / f"game-{i:06d}.sgf").exists()]
+    gnugo = config.gnugo or find_gnugo()
+    lock = threading.Lock()
+    written = 0
+    chunks = [todo[w :: config.workers] for w in range(config.workers)]
+
+    def worker(indices: list[int]) -> None:
+        nonlocal written
+        engine: GTPClient | None = None
+        for index in indices:
+            record: GameRecord | None = None
+            try:
+                if engine is None or not engine.alive():
+                    engine = GTPClient(gnugo_command(config.level, config.seed, gnugo))
+                record = play_teacher_game(engine, config, index)
+                save_sgf(record, out / f"game-{index:06d}.sgf")
+            except (GTPError, EngineFailure, ValueError) as exc:
+                print(f"gendata: game {index} dropped: {exc}", file=sys.stderr)
+                if engine is not None:
+                    engine.close()
+                engine = None
+                record = None
+            with lock:
+                written += record is not None
+                if progress is not None:
+                    progress(index, record)
+        if engine is not None:
+            engine.close()
+
+    with ThreadPoolExecutor(max_workers=config.workers) as pool:
+        for future in [pool.submit(worker, chunk) for chunk in chunks if chunk]:
+            future.result()
+    return written

@@ -1,0 +1,118 @@
+"""Checkpoints: everything a training run needs to continue, written atomically.
+
+A checkpoint is one torch file (``RUN/checkpoint.pt``) holding plain data and tensors
+only, so it loads with ``weights_only=True`` (no pickled code runs on load): the
+learner's state (weights, optimiser, step, learning-rate multiplier), the run's
+configuration, the random states (numpy, Python, torch) and counters, plus the git
+revision of the code that wrote it and the time. Bulk data a run keeps (the self-play
+replay window) lives beside it in its own atomically written file.
+
+On resume, metric lines logged after the checkpoint's step (the work the crash lost)
+are dropped from ``metrics.jsonl`` so that the log reads as one uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pickle
+import random
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from ..nets.weights import atomic_write_bytes
+from .metrics import read_metrics
+
+__all__ = [
+    "FORMAT",
+    "git_revision",
+    "load_checkpoint",
+    "random_states",
+    "restore_random_states",
+    "save_checkpoint",
+    "truncate_metrics",
+]
+
+FORMAT = "alphago.checkpoint/1"
+
+
+def git_revision() -> str:
+    """The git commit of the code (with ``-dirty`` for local changes), or "unknown"."""
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(
+            ["git", "describe", "--always", "--dirty", "--abbrev=40"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+def random_states(rng: np.random.Generator) -> dict[str, Any]:
+    """The states of ``rng``, Python's ``random`` and torch's CPU generator."""
+    return {
+        "numpy": json.dumps(rng.bit_generator.state),
+        "python": json.dumps(random.getstate()),
+        "torch": torch.get_rng_state(),
+    }
+
+
+def restore_random_states(states: dict[str, Any]) -> np.random.Generator:
+    """Restore Python's and torch's generators; returns the numpy generator."""
+    version, internal, gauss = json.loads(states["python"])
+    random.setstate((version, tuple(internal), gauss))
+    torch.set_rng_state(states["torch"])
+    rng = np.random.default_rng()
+    rng.bit_generator.state = json.loads(states["numpy"])
+    return rng
+
+
+def save_checkpoint(path: str | os.PathLike[str], state: dict[str, Any]) -> None:
+    """Write ``state`` (plain data and tensors) with the format tag, git revision and
+    time, atomically."""
+    payload = dict(
+        state, format=FORMAT, git_revision=git_revision(), saved_at=time.time()
+    )
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    atomic_write_bytes(path, buffer.getbuffer())
+
+
+def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a checkpoint (ValueError if it is not one or carries pickled objects)."""
+    try:
+        payload = torch.load(os.fspath(path), map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:
+        raise ValueError(f"{path}: refusing to load pickled objects ({exc})") from exc
+    except OSError:
+        raise
+    except Exception as exc:  # a damaged file can fail anywhere in the unpickler
+        raise ValueError(f"{path}: not a checkpoint ({exc!r})") from exc
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise ValueError(f"{path}: not a checkpoint of format {FORMAT!r}")
+    return payload
+
+
+def truncate_metrics(path: str | os.PathLike[str], step: int) -> int:
+    """Drop metric lines with a step after ``step`` (atomically); returns how many."""
+    target = Path(path)
+    if not target.exists():
+        return 0
+    records = read_metrics(target)
+    kept = [r for r in records if int(r.get("step", 0)) <= step]
+    if len(kept) == len(records):
+        return 0
+    text = "".join(json.dumps(r, allow_nan=False) + "\n" for r in kept)
+    atomic_write_bytes(target, text.encode())
+    return len(records) - len(kept)

@@ -1,0 +1,252 @@
+"""The learner: the AlphaGo Zero loss, one optimiser step, and the numbers we log.
+
+Loss (AlphaGo Zero): ``l = -pi . log p + c_v * (z - v)^2 + c_l2 * ||theta||^2`` over a
+batch, where ``pi`` is the policy target (a teacher's move one-hot, or self-play visit
+counts), ``z`` the game's outcome for the side to move, and the L2 term covers the
+convolution and linear weights (not biases or batch-norm shifts), as the paper's ``c``.
+The L2 term is written into the loss rather than left to the optimiser's weight decay
+so that it is the same for Adam and SGD and can be logged.
+
+Learning rate: ``lr * schedule(step) * lr_multiplier``. The schedule is constant, cosine
+decay to 0 over ``total_steps``, or step decay (x0.1 at each milestone); the multiplier
+is 1 in supervised training and set by the KL rule in self-play training
+(:mod:`alphago.train.rl`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+from torch import Tensor
+
+from ..data.examples import Examples
+from ..nets.model import PolicyValueNet
+
+__all__ = ["Learner", "TrainConfig", "batch_stats"]
+
+SCHEDULES = ("constant", "cosine", "step")
+OPTIMIZERS = ("adam", "sgd")
+
+
+@dataclass(frozen=True, slots=True)
+class TrainConfig:
+    """Optimiser settings (JSON-able via ``asdict``; validated).
+
+    Attributes:
+        optimizer: ``"adam"`` (default) or ``"sgd"`` (with ``momentum``, Nesterov).
+        lr: Base learning rate.
+        momentum: SGD momentum.
+        l2: ``c_l2``, the L2 coefficient (AlphaGo Zero: 1e-4).
+        value_weight: ``c_v``, the value loss weight.
+        batch_size: Examples per step.
+        schedule: ``"constant"``, ``"cosine"`` or ``"step"``.
+        total_steps: Steps the schedule spans (cosine reaches 0 there).
+        milestones: Steps where the step schedule divides the rate by 10.
+        warmup_steps: Linear warm-up from 0 over these steps.
+    """
+
+    optimizer: str = "adam"
+    lr: float = 1e-3
+    momentum: float = 0.9
+    l2: float = 1e-4
+    value_weight: float = 1.0
+    batch_size: int = 256
+    schedule: str = "constant"
+    total_steps: int = 0
+    milestones: tuple[int, ...] = field(default_factory=tuple)
+    warmup_steps: int = 0
+
+    def __post_init__(self) -> None:
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(
+                f"optimizer must be one of {OPTIMIZERS}, not {self.optimizer!r}"
+            )
+        if self.schedule not in SCHEDULES:
+            raise ValueError(
+                f"schedule must be one of {SCHEDULES}, not {self.schedule!r}"
+            )
+        if self.schedule == "cosine" and self.total_steps < 1:
+            raise ValueError("the cosine schedule needs total_steps >= 1")
+        for name in ("lr", "l2", "value_weight", "momentum"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} must be a finite number >= 0, not {value}")
+        if self.batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, not {self.batch_size}")
+        if self.warmup_steps < 0 or self.total_steps < 0:
+            raise ValueError("warmup_steps and total_steps must be >= 0")
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["milestones"] = list(self.milestones)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        data = dict(data)
+        data["milestones"] = tuple(data.get("milestones", ()))
+        return cls(**data)
+
+    def rate(self, step: int) -> float:
+        """The scheduled learning rate before ``step`` (counting from 0)."""
+        scale = 1.0
+        if self.warmup_steps and step < self.warmup_steps:
+            scale = (step + 1) / self.warmup_steps
+        if self.schedule == "cosine":
+            done = min(step, self.total_steps) / self.total_steps
+            scale *= 0.5 * (1.0 + math.cos(math.pi * done))
+        elif self.schedule == "step":
+            scale *= 0.1 ** sum(step >= m for m in self.milestones)
+        return self.lr * scale
+
+
+def _decayed(model: PolicyValueNet) -> list[Tensor]:
+    """The weights under L2: convolution and linear weight tensors."""
+    return [
+        p
+        for name, p in model.named_parameters()
+        if name.endswith("weight") and p.dim() > 1
+    ]
+
+
+def batch_stats(
+    logits: Tensor, value: Tensor, policy: Tensor, z: Tensor
+) -> dict[str, float]:
+    """Policy entropy, top-1 accuracy (against the target's argmax), explained
+    variance of the value."""
+    with torch.no_grad():
+        logp = torch.log_softmax(logits, dim=1)
+        entropy = -(logp.exp() * logp).sum(1).mean()
+        accuracy = (logits.argmax(1) == policy.argmax(1)).float().mean()
+        var_z = torch.var(z, unbiased=False)
+        residual = torch.var(z - value, unbiased=False)
+        explained = 1.0 - residual / var_z if var_z > 0 else torch.tensor(float("nan"))
+    return {
+        "entropy": float(entropy),
+        "accuracy": float(accuracy),
+        "explained_variance": float(explained),
+    }
+
+
+class Learner:
+    """Owns a network, its optimiser and the step counter (all in the checkpoint)."""
+
+    def __init__(
+        self,
+        model: PolicyValueNet,
+        config: TrainConfig,
+        device: str | torch.device = "cpu",
+    ) -> None:
+        self.model = model.to(device)
+        self.config = config
+        self.device = torch.device(device)
+        self.step = 0
+        self.lr_multiplier = 1.0
+        params = list(self.model.parameters())
+        self.optimizer: torch.optim.Optimizer
+        if config.optimizer == "adam":
+            self.optimizer = torch.optim.Adam(params, lr=config.lr)
+        else:
+            self.optimizer = torch.optim.SGD(
+                params,
+                lr=config.lr,
+                momentum=config.momentum,
+                nesterov=config.momentum > 0,
+            )
+
+    @property
+    def lr(self) -> float:
+        """The learning rate of the next step."""
+        return self.config.rate(self.step) * self.lr_multiplier
+
+    def _tensors(self, *arrays: NDArray[np.float32]) -> list[Tensor]:
+        return [torch.from_numpy(a).to(self.device) for a in arrays]
+
+    def losses(
+        self, planes: Tensor, policy: Tensor, z: Tensor
+    ) -> tuple[dict[str, Tensor], Tensor, Tensor]:
+        """Loss terms of a batch (``loss`` is their weighted sum), logits and values."""
+        logits, value, _ = self.model(planes)
+        policy_loss = -(policy * torch.log_softmax(logits, dim=1)).sum(1).mean()
+        value_loss = torch.mean((z - value) ** 2)
+        l2 = sum((w * w).sum() for w in _decayed(self.model))
+        assert isinstance(l2, Tensor)
+        loss = policy_loss + self.config.value_weight * value_loss + self.config.l2 * l2
+        terms = {
+            "loss": loss,
+            "policy_loss": policy_loss,
+            "value_loss": value_loss,
+            "l2": l2,
+        }
+        return terms, logits, value
+
+    def train_step(
+        self,
+        planes: NDArray[np.float32],
+        policy: NDArray[np.float32],
+        z: NDArray[np.float32],
+    ) -> dict[str, float]:
+        """One optimiser step on a batch; returns the loss terms (before the step),
+        the learning rate used and the batch statistics of :func:`batch_stats`."""
+        x, pi, zt = self._tensors(planes, policy, z)
+        lr = self.lr
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        self.model.train()
+        terms, logits, value = self.losses(x, pi, zt)
+        self.optimizer.zero_grad(set_to_none=True)
+        terms["loss"].backward()  # type: ignore[no-untyped-call]
+        self.optimizer.step()
+        self.step += 1
+        out = {k: float(v.detach()) for k, v in terms.items()}
+        out["lr"] = lr
+        out.update(batch_stats(logits, value, pi, zt))
+        return out
+
+    def policy_logp(self, planes: NDArray[np.float32]) -> Tensor:
+        """Log-probabilities of the current policy (eval mode, no gradient)."""
+        self.model.eval()
+        with torch.inference_mode():
+            logits, _, _ = self.model(torch.from_numpy(planes).to(self.device))
+            return torch.log_softmax(logits, dim=1)
+
+    def validate(self, examples: Examples, batch_size: int = 1024) -> dict[str, float]:
+        """Validation metrics (no symmetries, eval mode): policy cross-entropy, value
+        MSE, top-1 accuracy against the target's most likely move."""
+        self.model.eval()
+        n = len(examples)
+        if n == 0:
+            raise ValueError("no validation examples")
+        sums = {"val_policy_loss": 0.0, "val_value_mse": 0.0, "val_accuracy": 0.0}
+        with torch.inference_mode():
+            for start in range(0, n, batch_size):
+                part = examples.take(slice(start, start + batch_size))
+                x, pi, zt = self._tensors(
+                    part.planes.astype(np.float32), part.policy, part.value
+                )
+                logits, value, _ = self.model(x)
+                logp = torch.log_softmax(logits, dim=1)
+                sums["val_policy_loss"] += float(-(pi * logp).sum(1).sum())
+                sums["val_value_mse"] += float(((zt - value) ** 2).sum())
+                sums["val_accuracy"] += float((logits.argmax(1) == pi.argmax(1)).sum())
+        return {k: v / n for k, v in sums.items()}
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to continue: weights, optimiser, counters."""
+        return {
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "step": self.step,
+            "lr_multiplier": self.lr_multiplier,
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.step = int(state["step"])
+        self.lr_multiplier = float(state["lr_multiplier"])

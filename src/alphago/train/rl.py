@@ -1,0 +1,458 @@
+"""Self-play reinforcement learning (``alphago train rl``), AlphaGo Zero's loop.
+
+One *iteration* has three phases, each ending in a checkpoint so a killed run resumes
+at the phase it was in:
+
+1. **self-play**: the current best network plays ``games_per_iteration`` games
+   (:mod:`alphago.train.workers`: local processes, or Ray tasks with ``ray_address``),
+   PUCT with Dirichlet noise, temperature 1 for the opening moves, tree reuse. Their
+   examples join the replay window, which keeps the ``replay_window`` most recent.
+2. **training**: ``updates_per_iteration`` rounds. A round samples a batch from the
+   window (random symmetries) and takes up to ``epochs`` optimiser steps on it,
+   measuring after each step the KL divergence of the new policy from the policy
+   before the round (on the batch, eval mode); it stops early once the KL exceeds
+   ``4 * kl_target``. Then the learning-rate multiplier adapts: divided by 1.5 when the
+   KL was above ``2 * kl_target``, multiplied by 1.5 below ``kl_target / 2``, kept in
+   [0.1, 10]. Every round logs the losses, the KL, the learning rate and multiplier,
+   the policy entropy and the value head's explained variance.
+3. **evaluation**: the trained network (candidate) plays the best one
+   (:mod:`alphago.train.arena`, colours alternated); it becomes the best when it scores
+   at least ``gate_threshold``. Every ``baseline_every`` iterations the best network
+   plays pure UCT with ``10x`` its simulations, and every ``gnugo_every`` iterations
+   GNU Go through GTP (``alphago gtp`` processes refereed by ``alphago.match``); all
+   results go to the metrics log with Elo estimates.
+
+Run directory: ``checkpoint.pt`` (learner, configs, counters, random states, phase),
+``replay.npz`` (the window), ``best.pt`` and ``candidate.pt`` (weights files),
+``metrics.jsonl``, ``games/`` (SGF of the GNU Go evaluations). Each phase's randomness
+comes from (seed, iteration, phase), and the learner's sampling generator is in the
+checkpoint, so a killed and resumed run ends in the same state as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from ..data.examples import Examples, sample_batch
+from ..nets.model import NetConfig, PolicyValueNet
+from ..nets.weights import load_weights, save_weights
+from .arena import Contestant, play_arena
+from .checkpoint import (
+    load_checkpoint,
+    random_states,
+    restore_random_states,
+    save_checkpoint,
+    truncate_metrics,
+)
+from .learner import Learner, TrainConfig
+from .metrics import MetricsLog
+from .selfplay import SelfPlayConfig, net_to_bytes
+from .workers import run_selfplay
+
+__all__ = ["RLConfig", "train_rl"]
+
+PHASES = ("selfplay", "train", "evaluate")
+LR_MULTIPLIER_RANGE = (0.1, 10.0)
+
+
+@dataclass(frozen=True, slots=True)
+class RLConfig:
+    """The self-play run (module docstring); JSON-able through :meth:`to_dict`."""
+
+    iterations: int = 100
+    games_per_iteration: int = 64
+    replay_window: int = 100_000
+    updates_per_iteration: int = 100
+    epochs: int = 4
+    kl_target: float = 0.02
+    gate_games: int = 40
+    gate_threshold: float = 0.55
+    eval_simulations: int = 100
+    baseline_every: int = 5
+    baseline_games: int = 20
+    gnugo_every: int = 0
+    gnugo_games: int = 20
+    gnugo_level: int = 1
+    workers: int = 2
+    ray_address: str | None = None
+    seed: int = 0
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+
+    def __post_init__(self) -> None:
+        for name in (
+            "iterations",
+            "games_per_iteration",
+            "replay_window",
+            "epochs",
+            "workers",
+            "eval_simulations",
+        ):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, not {getattr(self, name)}")
+        for name in (
+            "updates_per_iteration",
+            "gate_games",
+            "baseline_every",
+            "baseline_games",
+            "gnugo_every",
+            "gnugo_games",
+            "seed",
+        ):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, not {getattr(self, name)}")
+        if not self.kl_target > 0:
+            raise ValueError(f"kl_target must be > 0, not {self.kl_target}")
+        if not 0.0 <= self.gate_threshold <= 1.0:
+            raise ValueError(
+                f"gate_threshold must be in [0, 1], not {self.gate_threshold}"
+            )
+        if not 0 <= self.gnugo_level <= 10:
+            raise ValueError(f"gnugo_level must be in 0..10, not {self.gnugo_level}")
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        rules = self.selfplay.rules
+        if not isinstance(rules, str):
+            raise ValueError("only a rules preset name can be stored in a checkpoint")
+        data["selfplay"]["rules"] = rules
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RLConfig:
+        data = dict(data)
+        data["selfplay"] = SelfPlayConfig(**data["selfplay"])
+        return cls(**data)
+
+
+def adapt_multiplier(multiplier: float, kl: float, target: float) -> float:
+    """The KL rule: slower above ``2 * target``, faster below ``target / 2``."""
+    low, high = LR_MULTIPLIER_RANGE
+    if kl > 2.0 * target:
+        return max(low, multiplier / 1.5)
+    if kl < target / 2.0:
+        return min(high, multiplier * 1.5)
+    return multiplier
+
+
+def _kl(old_logp: torch.Tensor, new_logp: torch.Tensor) -> float:
+    return float((old_logp.exp() * (old_logp - new_logp)).sum(1).mean())
+
+
+def train_round(
+    learner: Learner, replay: Examples, rng: np.random.Generator, config: RLConfig
+) -> dict[str, float]:
+    """One KL-controlled round (module docstring); returns the metrics to log."""
+    planes, policy, value = sample_batch(replay, rng, learner.config.batch_size)
+    old = learner.policy_logp(planes)
+    first: dict[str, float] | None = None
+    kl = 0.0
+    epochs = 0
+    for _ in range(config.epochs):
+        out = learner.train_step(planes, policy, value)
+        first = first or out
+        epochs += 1
+        kl = _kl(old, learner.policy_logp(planes))
+        if kl > 4.0 * config.kl_target:
+            break  # the policy moved too far on this batch
+    assert first is not None
+    learner.lr_multiplier = adapt_multiplier(
+        learner.lr_multiplier, kl, config.kl_target
+    )
+    metrics = dict(first)
+    metrics.update(kl=kl, epochs=epochs, lr_multiplier=learner.lr_multiplier)
+    return metrics
+
+
+def _phase_seed(seed: int, iteration: int, phase: str) -> int:
+    seq = np.random.SeedSequence([seed, iteration, PHASES.index(phase)])
+    return int(seq.generate_state(1)[0] % (2**31))
+
+
+def _gnugo_eval(run: Path, config: RLConfig, iteration: int) -> tuple[int, int, int]:
+    """The best network against GNU Go over GTP: (wins, losses, ties)."""
+    from ..data.gendata import gnugo_command
+    from ..match import run_match
+
+    sp = config.selfplay
+    ours = shlex.join(
+        [
+            sys.executable,
+            "-m",
+            "alphago.cli",
+            "gtp",
+            "--size",
+            str(sp.size),
+            "--komi",
+            f"{sp.komi:g}",
+            "--weights",
+            str(run / "best.pt"),
+            "--simulations",
+            str(config.eval_simulations),
+            "--threads",
+            "1",
+        ]
+    )
+    result = run_match(
+        ours,
+        gnugo_command(config.gnugo_level),
+        config.gnugo_games,
+        size=sp.size,
+        komi=sp.komi,
+        parallel=config.workers,
+        sgf_dir=run / "games" / f"gnugo-{iteration:04d}",
+    )
+    wins = sum(g.a_points == 1.0 for g in result.games)
+    ties = sum(g.a_points == 0.5 for g in result.games)
+    return wins, len(result.games) - wins - ties, ties
+
+
+def _log_eval(
+    log: MetricsLog, step: int, opponent: str, wins: int, losses: int, ties: int
+) -> None:
+    from ..match.stats import elo_estimate
+
+    games = wins + losses + ties
+    elo = elo_estimate(wins, ties, losses)
+    log.log(
+        "eval",
+        step,
+        opponent=opponent,
+        wins=wins,
+        losses=losses,
+        ties=ties,
+        win_rate=(wins + 0.5 * ties) / max(games, 1),
+        elo=elo.elo,
+        elo_low=elo.low,
+        elo_high=elo.high,
+    )
+
+
+class _Run:
+    """The state of a run between phases (what the checkpoint holds)."""
+
+    def __init__(
+        self,
+        run: Path,
+        config: RLConfig,
+        net_config: NetConfig,
+        train_config: TrainConfig,
+        device: str,
+    ) -> None:
+        self.dir = run
+        self.config = config
+        self.net_config = net_config
+        self.train_config = train_config
+        torch.manual_seed(config.seed)
+        self.learner = Learner(PolicyValueNet(net_config), train_config, device)
+        self.rng = np.random.default_rng(config.seed)
+        self.iteration = 0
+        self.phase = "selfplay"
+        self.games = 0
+        self.examples = 0
+        self.replay = Examples.empty(net_config.board_size, net_config.input_planes)
+
+    def save(self) -> None:
+        self.replay.save(self.dir / "replay.npz")
+        save_checkpoint(
+            self.dir / "checkpoint.pt",
+            {
+                "kind": "rl",
+                "net_config": self.net_config.to_dict(),
+                "train_config": self.train_config.to_dict(),
+                "rl_config": self.config.to_dict(),
+                "learner": self.learner.state_dict(),
+                "random": random_states(self.rng),
+                "iteration": self.iteration,
+                "phase": self.phase,
+                "games": self.games,
+                "examples": self.examples,
+            },
+        )
+
+    @classmethod
+    def load(cls, run: Path, device: str) -> _Run:
+        state = load_checkpoint(run / "checkpoint.pt")
+        if state.get("kind") != "rl":
+            raise ValueError(
+                f"{run / 'checkpoint.pt'} is not a self-play run's checkpoint"
+            )
+        self = cls(
+            run,
+            RLConfig.from_dict(state["rl_config"]),
+            NetConfig.from_dict(state["net_config"]),
+            TrainConfig.from_dict(state["train_config"]),
+            device,
+        )
+        self.learner.load_state_dict(state["learner"])
+        self.rng = restore_random_states(state["random"])
+        self.iteration = int(state["iteration"])
+        self.phase = str(state["phase"])
+        self.games = int(state["games"])
+        self.examples = int(state["examples"])
+        self.replay = Examples.load(run / "replay.npz")
+        return self
+
+    def best(self) -> PolicyValueNet:
+        return load_weights(self.dir / "best.pt")
+
+
+def train_rl(
+    run_dir: str | Path,
+    config: RLConfig | None = None,
+    net_config: NetConfig | None = None,
+    train_config: TrainConfig | None = None,
+    init_weights: str | Path | None = None,
+    device: str = "cpu",
+    progress: bool = True,
+    stop_after: tuple[int, str] | None = None,
+) -> Learner:
+    """Run (or resume) the self-play loop in ``run_dir``; returns the learner.
+
+    A new run starts from ``init_weights`` (e.g. a supervised network; its shape
+    replaces ``net_config``) or from random weights. An existing run resumes from its
+    checkpoint with its stored configs. ``stop_after=(iteration, phase)`` stops once
+    that phase of that iteration is done (as a crash would): the tests use it.
+    """
+    run = Path(run_dir)
+    run.mkdir(parents=True, exist_ok=True)
+    if (run / "checkpoint.pt").exists():
+        state = _Run.load(run, device)
+        truncate_metrics(run / "metrics.jsonl", state.learner.step)
+    else:
+        config = config or RLConfig()
+        train_config = train_config or TrainConfig()
+        if init_weights is not None:
+            start = load_weights(init_weights)
+            net_config = start.config
+        net_config = net_config or NetConfig(board_size=config.selfplay.size)
+        if net_config.board_size != config.selfplay.size:
+            raise ValueError("the network's board size differs from self-play's")
+        state = _Run(run, config, net_config, train_config, device)
+        if init_weights is not None:
+            state.learner.model.load_state_dict(start.state_dict())
+        save_weights(state.learner.model, run / "best.pt")
+        state.save()
+    cfg = state.config
+    with MetricsLog(run / "metrics.jsonl") as log:
+        while state.iteration < cfg.iterations:
+            phase = state.phase
+            if phase == "selfplay":
+                _selfplay(state, log, progress)
+            elif phase == "train":
+                _train(state, log, progress)
+            else:
+                _evaluate(state, log)
+            state.phase = PHASES[(PHASES.index(phase) + 1) % len(PHASES)]
+            if phase == "evaluate":
+                state.iteration += 1
+            state.save()
+            if stop_after == (state.iteration - (phase == "evaluate"), phase):
+                break
+    return state.learner
+
+
+def _advance(bar: tqdm[Any], done: int) -> None:
+    bar.update(done - bar.n)
+
+
+def _selfplay(state: _Run, log: MetricsLog, progress: bool) -> None:
+    cfg = state.config
+    best = state.best()
+    with tqdm(
+        total=cfg.games_per_iteration,
+        desc=f"self-play {state.iteration}",
+        disable=not progress,
+        unit="game",
+    ) as bar:
+        result = run_selfplay(
+            net_to_bytes(best),
+            best.config.to_dict(),
+            cfg.selfplay,
+            cfg.games_per_iteration,
+            _phase_seed(cfg.seed, state.iteration, "selfplay"),
+            workers=cfg.workers,
+            ray_address=cfg.ray_address,
+            progress=lambda done: _advance(bar, done),
+        )
+    merged = Examples.concat([state.replay, result.examples])
+    state.replay = merged.take(slice(max(0, len(merged) - cfg.replay_window), None))
+    state.games += len(result.records)
+    state.examples += len(result.examples)
+    log.log(
+        "selfplay",
+        state.learner.step,
+        games=state.games,
+        examples=state.examples,
+        games_per_hour=3600.0 * len(result.records) / max(result.seconds, 1e-9),
+        replay=len(state.replay),
+        resign_false_positives=result.resign_false_positives,
+    )
+
+
+def _train(state: _Run, log: MetricsLog, progress: bool) -> None:
+    cfg = state.config
+    for _ in tqdm(
+        range(cfg.updates_per_iteration),
+        desc=f"train {state.iteration}",
+        disable=not progress,
+        unit="round",
+    ):
+        metrics = train_round(state.learner, state.replay, state.rng, cfg)
+        log.log("train", state.learner.step, **metrics)
+    save_weights(state.learner.model, state.dir / "candidate.pt")
+
+
+def _evaluate(state: _Run, log: MetricsLog) -> None:
+    cfg = state.config
+    sp = cfg.selfplay
+    step = state.learner.step
+    seed = _phase_seed(cfg.seed, state.iteration, "evaluate")
+    best = state.best()
+    if cfg.gate_games:
+        candidate = load_weights(state.dir / "candidate.pt")
+        arena = play_arena(
+            Contestant.net("candidate", candidate, cfg.eval_simulations),
+            Contestant.net("best", best, cfg.eval_simulations),
+            cfg.gate_games,
+            sp.size,
+            sp.komi,
+            seed,
+        )
+        accepted = arena.win_rate >= cfg.gate_threshold
+        log.log(
+            "gate",
+            step,
+            win_rate=arena.win_rate,
+            accepted=accepted,
+            wins=arena.wins,
+            losses=arena.losses,
+            ties=arena.ties,
+        )
+    else:
+        accepted = True  # no gate: AlphaZero's always-replace variant
+    if accepted:
+        best = load_weights(state.dir / "candidate.pt")
+        save_weights(best, state.dir / "best.pt")
+    due = state.iteration + 1
+    if cfg.baseline_every and cfg.baseline_games and due % cfg.baseline_every == 0:
+        uct_sims = 10 * cfg.eval_simulations
+        arena = play_arena(
+            Contestant.net("best", best, cfg.eval_simulations),
+            Contestant.uct(f"uct-{uct_sims}", uct_sims),
+            cfg.baseline_games,
+            sp.size,
+            sp.komi,
+            seed + 1,
+        )
+        _log_eval(log, step, f"uct-{uct_sims}", arena.wins, arena.losses, arena.ties)
+    if cfg.gnugo_every and cfg.gnugo_games and due % cfg.gnugo_every == 0:
+        wins, losses, ties = _gnugo_eval(state.dir, cfg, state.iteration)
+        _log_eval(log, step, f"gnugo-{cfg.gnugo_level}", wins, losses, ties)

@@ -1,0 +1,205 @@
+"""Supervised training from game records (``alphago train sl``).
+
+Data: shards of :mod:`alphago.data.examples` (built from SGF files by
+``alphago shards``). The last ``val_fraction`` of the examples, in shard order, is held
+out for validation: shards keep each game's positions together and in order, so the
+held-out set is (all but one) whole games, unseen in training; a random split of
+positions would leak, since neighbouring positions of a game are nearly the same.
+
+Each step samples a batch with replacement, one random symmetry per example, and takes
+one :class:`~alphago.train.learner.Learner` step. Every ``log_every`` steps the mean
+loss terms go to ``RUN/metrics.jsonl`` (kind ``train``); every ``val_every`` steps the
+validation metrics (kind ``validation``). Every ``checkpoint_every`` steps the run
+saves ``RUN/checkpoint.pt`` (learner, configs, random states), ``RUN/weights.pt`` (the
+current network, for ``alphago play --weights``) and, when validation improved,
+``RUN/best.pt``. Started again on the same ``RUN``, training continues from the
+checkpoint with the checkpoint's configuration and ends exactly where an
+uninterrupted run ends.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from ..data.examples import Examples, load_shards, sample_batch
+from ..nets.model import NetConfig, PolicyValueNet
+from ..nets.weights import save_weights
+from .checkpoint import (
+    load_checkpoint,
+    random_states,
+    restore_random_states,
+    save_checkpoint,
+    truncate_metrics,
+)
+from .learner import Learner, TrainConfig
+from .metrics import MetricsLog
+
+__all__ = ["SLConfig", "split_validation", "train_sl"]
+
+
+@dataclass(frozen=True, slots=True)
+class SLConfig:
+    """The supervised run (see the module docstring)."""
+
+    steps: int = 20_000
+    val_fraction: float = 0.05
+    val_every: int = 1_000
+    checkpoint_every: int = 1_000
+    log_every: int = 100
+    seed: int = 0
+    symmetries: bool = True
+
+    def __post_init__(self) -> None:
+        if self.steps < 1:
+            raise ValueError(f"steps must be >= 1, not {self.steps}")
+        if not 0.0 <= self.val_fraction < 1.0:
+            raise ValueError(f"val_fraction must be in [0, 1), not {self.val_fraction}")
+        for name in ("val_every", "checkpoint_every", "log_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1")
+        # Logged means never straddle a checkpoint, so a resumed run logs the same.
+        if self.checkpoint_every % self.log_every:
+            raise ValueError("checkpoint_every must be a multiple of log_every")
+
+
+def split_validation(examples: Examples, fraction: float) -> tuple[Examples, Examples]:
+    """(training, validation): the last ``fraction`` of the examples held out."""
+    n_val = int(round(len(examples) * fraction))
+    cut = len(examples) - n_val
+    return examples.take(slice(0, cut)), examples.take(slice(cut, None))
+
+
+def _mean(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
+
+
+def train_sl(
+    run_dir: str | Path,
+    data: Sequence[str | Path] | None = None,
+    net_config: NetConfig | None = None,
+    train_config: TrainConfig | None = None,
+    config: SLConfig | None = None,
+    device: str = "cpu",
+    progress: bool = True,
+    stop_after: int | None = None,
+) -> Learner:
+    """Train (or continue training) the run in ``run_dir``; returns the learner.
+
+    A new run needs ``data`` (shard files or directories) and takes the given configs
+    (defaults where None). An existing run (``RUN/checkpoint.pt``) continues with its
+    stored data paths and configs; arguments that differ are reported and ignored.
+    ``stop_after`` stops after that step (as a crash would, without a final
+    checkpoint): the tests use it to check resumption.
+    """
+    run = Path(run_dir)
+    run.mkdir(parents=True, exist_ok=True)
+    ckpt_path = run / "checkpoint.pt"
+    state: dict[str, Any] | None = None
+    if ckpt_path.exists():
+        state = load_checkpoint(ckpt_path)
+        if state.get("kind") != "sl":
+            raise ValueError(f"{ckpt_path} is not a supervised run's checkpoint")
+        asked = {"data": data, "net": net_config, "train": train_config, "sl": config}
+        data = [Path(p) for p in state["data"]]
+        net_config = NetConfig.from_dict(state["net_config"])
+        train_config = TrainConfig.from_dict(state["train_config"])
+        config = SLConfig(**state["sl_config"])
+        stored = {"data": data, "net": net_config, "train": train_config, "sl": config}
+        for name, given in asked.items():
+            if given is not None and given != stored[name] and name != "data":
+                print(
+                    f"train sl: resuming {run}: the stored {name} config is used",
+                    file=sys.stderr,
+                )
+    if data is None:
+        raise ValueError("a new run needs training data")
+    net_config = net_config or NetConfig(board_size=9)
+    train_config = train_config or TrainConfig()
+    config = config or SLConfig()
+    data_paths = [str(Path(p).resolve()) for p in data]
+
+    examples = load_shards(data_paths)
+    if (
+        examples.size != net_config.board_size
+        or examples.kind != net_config.input_planes
+    ):
+        raise ValueError(
+            f"the data is {examples.size}x{examples.size} {examples.kind}; the "
+            f"network wants {net_config.board_size}x{net_config.board_size} "
+            f"{net_config.input_planes}"
+        )
+    train, val = split_validation(examples, config.val_fraction)
+    torch.manual_seed(config.seed)
+    learner = Learner(PolicyValueNet(net_config), train_config, device)
+    rng = np.random.default_rng(config.seed)
+    best = math.inf
+    if state is not None:
+        learner.load_state_dict(state["learner"])
+        rng = restore_random_states(state["random"])
+        best = float(state["best_val"])
+        truncate_metrics(run / "metrics.jsonl", learner.step)
+
+    def checkpoint() -> None:
+        save_weights(learner.model, run / "weights.pt")
+        save_checkpoint(
+            ckpt_path,
+            {
+                "kind": "sl",
+                "data": data_paths,
+                "net_config": net_config.to_dict(),
+                "train_config": train_config.to_dict(),
+                "sl_config": asdict(config),
+                "learner": learner.state_dict(),
+                "random": random_states(rng),
+                "best_val": best,
+            },
+        )
+
+    rows: list[dict[str, float]] = []
+    bar = tqdm(
+        total=config.steps,
+        initial=learner.step,
+        desc="train sl",
+        disable=not progress,
+        unit="step",
+    )
+    with MetricsLog(run / "metrics.jsonl") as log:
+        while learner.step < config.steps:
+            planes, policy, targets = sample_batch(
+                train, rng, train_config.batch_size, config.symmetries
+            )
+            rows.append(learner.train_step(planes, policy, targets))
+            step = learner.step
+            bar.update(1)
+            if step % config.log_every == 0:
+                mean = _mean(rows)
+                rows.clear()
+                log.log("train", step, **mean)
+                bar.set_postfix(
+                    loss=f"{mean['loss']:.3f}", acc=f"{mean['accuracy']:.3f}"
+                )
+            if len(val) and (step % config.val_every == 0 or step == config.steps):
+                metrics = learner.validate(val)
+                log.log("validation", step, **metrics)
+                total = (
+                    metrics["val_policy_loss"]
+                    + train_config.value_weight * metrics["val_value_mse"]
+                )
+                if total < best:
+                    best = total
+                    save_weights(learner.model, run / "best.pt")
+            if step % config.checkpoint_every == 0 or step == config.steps:
+                checkpoint()
+            if stop_after is not None and step >= stop_after:
+                break
+    bar.close()
+    return learner
