@@ -94,25 +94,29 @@ def _game_key(record: GameRecord) -> str:
     return hashlib.sha1(text.encode()).hexdigest()
 
 
-def _records(files: list[Path], size: int) -> Iterator[tuple[Path, GameRecord]]:
+def _records(files: list[Path], size: int) -> Iterator[tuple[Path, GameRecord | None]]:
+    """Each file with its record, or with None (and a warning) when it is skipped."""
     seen: set[str] = set()
     for path in files:
         try:
             record = read_sgf(path.read_bytes())
         except (OSError, ValueError) as exc:
             warnings.warn(f"{path}: skipped: {exc}", stacklevel=3)
+            yield path, None
             continue
         if record.size != size:
             warnings.warn(
                 f"{path}: skipped: {record.size}x{record.size}, not {size}x{size}",
                 stacklevel=3,
             )
+            yield path, None
             continue
         key = _game_key(record)
         if key in seen:
             warnings.warn(
                 f"{path}: skipped: a duplicate of an earlier game", stacklevel=3
             )
+            yield path, None
             continue
         seen.add(key)
         yield path, record
@@ -129,10 +133,14 @@ def build_shards(
     """Turn SGF files into shards ``out_dir/shard-NNNNN.npz``; (games, examples) out.
 
     Examples are written in file order, ``shard_size`` per shard (the last may be
-    smaller). ``progress(files_done)`` is called after each file.
+    smaller). ``progress(files_done)`` is called after each file. A directory that
+    already holds shards is refused (FileExistsError).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    if any(out.glob("shard-*.npz")):
+        # Old shards beyond the new ones would be loaded with them.
+        raise FileExistsError(f"{out} already holds shards: give an empty directory")
     files = sgf_files(paths)
     pending: list[Examples] = []
     held = games = total = shards = 0
@@ -147,6 +155,10 @@ def build_shards(
             pending, held = ([rest] if len(rest) else []), len(rest)
 
     for done, (path, record) in enumerate(_records(files, size), 1):
+        if record is None:  # skipped, with a warning
+            if progress is not None:
+                progress(done)
+            continue
         try:
             examples = game_examples(record, kind)
         except ValueError as exc:  # IllegalMoveError is a ValueError

@@ -21,6 +21,8 @@ planes and on its policy target.
 from __future__ import annotations
 
 import io
+import zipfile
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,12 +126,20 @@ class Examples:
     @classmethod
     def load(cls, path: str | Path) -> Examples:
         """Read a shard written by :meth:`save` (ValueError if it is not one)."""
+        # The file is opened here, not by np.load, which leaves it open when the
+        # zip is damaged (a ResourceWarning).
         try:
-            with np.load(path, allow_pickle=False) as data:
-                return cls(
-                    data["planes"], data["policy"], data["value"], str(data["kind"])
-                )
-        except (KeyError, OSError, EOFError) as exc:
+            with open(path, "rb") as file:
+                data = np.load(file, allow_pickle=False)
+                if not isinstance(data, np.lib.npyio.NpzFile):
+                    raise ValueError("an .npy array, not an .npz archive")
+                with data:
+                    return cls(
+                        data["planes"], data["policy"], data["value"], str(data["kind"])
+                    )
+        except (KeyError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+            raise ValueError(f"{path}: not an examples shard ({exc})") from None
+        except ValueError as exc:  # a pickle, an .npy, or arrays of the wrong shapes
             raise ValueError(f"{path}: not an examples shard ({exc})") from None
 
 

@@ -7,8 +7,9 @@ configuration, the random states (numpy, Python, torch) and counters, plus the g
 revision of the code that wrote it and the time. Bulk data a run keeps (the self-play
 replay window) lives beside it in its own atomically written file.
 
-On resume, metric lines logged after the checkpoint's step (the work the crash lost)
-are dropped from ``metrics.jsonl`` so that the log reads as one uninterrupted run.
+A checkpoint records how many lines ``metrics.jsonl`` had when it was written; on
+resume the lines after those (logged by the work the crash lost, which is done again)
+are dropped, so that the log reads as one uninterrupted run.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ __all__ = [
     "FORMAT",
     "git_revision",
     "load_checkpoint",
+    "metrics_lines",
     "random_states",
     "restore_random_states",
     "save_checkpoint",
@@ -104,13 +106,19 @@ def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     return payload
 
 
-def truncate_metrics(path: str | os.PathLike[str], step: int) -> int:
-    """Drop metric lines with a step after ``step`` (atomically); returns how many."""
+def metrics_lines(path: str | os.PathLike[str]) -> int:
+    """How many records ``path`` holds (0 if it does not exist)."""
+    return len(read_metrics(path)) if Path(path).exists() else 0
+
+
+def truncate_metrics(path: str | os.PathLike[str], keep: int) -> int:
+    """Keep the first ``keep`` records of ``path`` (atomically); returns how many
+    were dropped."""
     target = Path(path)
     if not target.exists():
         return 0
     records = read_metrics(target)
-    kept = [r for r in records if int(r.get("step", 0)) <= step]
+    kept = records[:keep]
     if len(kept) == len(records):
         return 0
     text = "".join(json.dumps(r, allow_nan=False) + "\n" for r in kept)

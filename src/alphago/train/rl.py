@@ -23,8 +23,8 @@ at the phase it was in:
    results go to the metrics log with Elo estimates.
 
 Run directory: ``checkpoint.pt`` (learner, configs, counters, random states, phase),
-``replay.npz`` (the window), ``best.pt`` and ``candidate.pt`` (weights files),
-``metrics.jsonl``, ``games/`` (SGF of the GNU Go evaluations). Each phase's randomness
+``replay-*.npz`` (the window; the checkpoint names its file), ``best.pt`` and
+``candidate.pt`` (weights files), ``metrics.jsonl``, ``games/`` (SGF of the GNU Go evaluations). Each phase's randomness
 comes from (seed, iteration, phase), and the learner's sampling generator is in the
 checkpoint, so a killed and resumed run ends in the same state as an uninterrupted one.
 """
@@ -47,6 +47,7 @@ from ..nets.weights import load_weights, save_weights
 from .arena import Contestant, play_arena
 from .checkpoint import (
     load_checkpoint,
+    metrics_lines,
     random_states,
     restore_random_states,
     save_checkpoint,
@@ -258,9 +259,18 @@ class _Run:
         self.games = 0
         self.examples = 0
         self.replay = Examples.empty(net_config.board_size, net_config.input_planes)
+        self.replay_file = ""
+        self.metrics_lines = 0
 
     def save(self) -> None:
-        self.replay.save(self.dir / "replay.npz")
+        # The window changes only in the self-play phase: the new one goes to a new
+        # file (named by the examples count) that the checkpoint then names, and older
+        # files go once the checkpoint is safe, so a crash between the writes leaves a
+        # checkpoint and its own window.
+        replay_file = f"replay-{self.examples:012d}.npz"
+        if replay_file != self.replay_file:
+            self.replay.save(self.dir / replay_file)
+            self.replay_file = replay_file
         save_checkpoint(
             self.dir / "checkpoint.pt",
             {
@@ -274,8 +284,13 @@ class _Run:
                 "phase": self.phase,
                 "games": self.games,
                 "examples": self.examples,
+                "replay_file": self.replay_file,
+                "metrics_lines": metrics_lines(self.dir / "metrics.jsonl"),
             },
         )
+        for old in self.dir.glob("replay-*.npz"):
+            if old.name != self.replay_file:
+                old.unlink()
 
     @classmethod
     def load(cls, run: Path, device: str) -> _Run:
@@ -297,7 +312,9 @@ class _Run:
         self.phase = str(state["phase"])
         self.games = int(state["games"])
         self.examples = int(state["examples"])
-        self.replay = Examples.load(run / "replay.npz")
+        self.replay_file = str(state["replay_file"])
+        self.replay = Examples.load(run / self.replay_file)
+        self.metrics_lines = int(state["metrics_lines"])
         return self
 
     def best(self) -> PolicyValueNet:
@@ -325,7 +342,7 @@ def train_rl(
     run.mkdir(parents=True, exist_ok=True)
     if (run / "checkpoint.pt").exists():
         state = _Run.load(run, device)
-        truncate_metrics(run / "metrics.jsonl", state.learner.step)
+        truncate_metrics(run / "metrics.jsonl", state.metrics_lines)
     else:
         config = config or RLConfig()
         train_config = train_config or TrainConfig()

@@ -35,6 +35,7 @@ from ..nets.model import NetConfig, PolicyValueNet
 from ..nets.weights import save_weights
 from .checkpoint import (
     load_checkpoint,
+    metrics_lines,
     random_states,
     restore_random_states,
     save_checkpoint,
@@ -114,12 +115,17 @@ def train_sl(
         train_config = TrainConfig.from_dict(state["train_config"])
         config = SLConfig(**state["sl_config"])
         stored = {"data": data, "net": net_config, "train": train_config, "sl": config}
-        for name, given in asked.items():
-            if given is not None and given != stored[name] and name != "data":
-                print(
-                    f"train sl: resuming {run}: the stored {name} config is used",
-                    file=sys.stderr,
-                )
+        changed = [
+            name
+            for name, given in asked.items()
+            if given is not None and given != stored[name] and name != "data"
+        ]
+        if changed:
+            print(
+                f"train sl: resuming {run}: its stored settings are used, not the "
+                f"given {', '.join(changed)} settings",
+                file=sys.stderr,
+            )
     if data is None:
         raise ValueError("a new run needs training data")
     net_config = net_config or NetConfig(board_size=9)
@@ -146,7 +152,7 @@ def train_sl(
         learner.load_state_dict(state["learner"])
         rng = restore_random_states(state["random"])
         best = float(state["best_val"])
-        truncate_metrics(run / "metrics.jsonl", learner.step)
+        truncate_metrics(run / "metrics.jsonl", int(state["metrics_lines"]))
 
     def checkpoint() -> None:
         save_weights(learner.model, run / "weights.pt")
@@ -161,6 +167,7 @@ def train_sl(
                 "learner": learner.state_dict(),
                 "random": random_states(rng),
                 "best_val": best,
+                "metrics_lines": metrics_lines(run / "metrics.jsonl"),
             },
         )
 
@@ -180,7 +187,7 @@ def train_sl(
             rows.append(learner.train_step(planes, policy, targets))
             step = learner.step
             bar.update(1)
-            if step % config.log_every == 0:
+            if step % config.log_every == 0 or step == config.steps:
                 mean = _mean(rows)
                 rows.clear()
                 log.log("train", step, **mean)

@@ -1,0 +1,175 @@
+"""The training commands of ``alphago``: gendata, shards, train sl|rl, report.
+
+Run through ``alphago.cli.main`` in this process, on 5x5 boards with a 1-block 8-filter
+net and a handful of seeded random games. ``gendata`` needs GNU Go (skipped without).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+import goboard  # noqa: E402
+from alphago.cli import main  # noqa: E402
+from alphago.data.examples import load_shards  # noqa: E402
+from alphago.nets.weights import load_weights  # noqa: E402
+from alphago.sgf import GameRecord, read_sgf, save_sgf  # noqa: E402
+from alphago.train.checkpoint import load_checkpoint  # noqa: E402
+from alphago.train.metrics import read_metrics  # noqa: E402
+
+SIZE = 5
+NET_ARGS = ["--size", "5", "--blocks", "1", "--filters", "8"]
+SL_ARGS = NET_ARGS + ["--steps", "4", "--log-every", "2", "--checkpoint-every", "2"]
+SL_ARGS += ["--val-every", "2", "--batch", "16", "--threads", "1", "--no-progress"]
+
+
+def random_record(seed: int, moves: int = 12) -> GameRecord:
+    """A game of random legal non-pass moves on 5x5, scored as it stands."""
+    rng = np.random.default_rng(seed)
+    board = goboard.Board(SIZE, 0.5, "chinese")
+    played: list[tuple[int, int]] = []
+    for _ in range(moves):
+        legal = [m for m in board.legal_moves() if m != SIZE * SIZE]
+        if not legal:
+            break
+        point = int(rng.choice(legal))
+        played.append((board.to_play, point))
+        board.play(point)
+    return GameRecord(size=SIZE, komi=0.5, moves=played, result=board.result())
+
+
+@pytest.fixture(scope="module")
+def sgf_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("sgf")
+    for seed in range(6):
+        save_sgf(random_record(seed), out / f"game-{seed}.sgf")
+    return out
+
+
+@pytest.fixture(scope="module")
+def shard_dir(tmp_path_factory: pytest.TempPathFactory, sgf_dir: Path) -> Path:
+    out = tmp_path_factory.mktemp("shards")
+    assert main(["shards", str(sgf_dir), "--out", str(out), "--size", "5"]) == 0
+    return out
+
+
+def test_training_help_does_not_import_torch() -> None:
+    code = (
+        "import sys\n"
+        "from alphago.cli import main\n"
+        "for argv in (['gendata', '--help'], ['shards', '--help'],\n"
+        "             ['train', 'sl', '--help'], ['train', 'rl', '--help'],\n"
+        "             ['report', '--help']):\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit as exc:\n"
+        "        assert exc.code == 0, exc.code\n"
+        "print('TORCH' if 'torch' in sys.modules else 'NO-TORCH')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip().endswith("NO-TORCH")
+    for word in ("--shard-size", "--checkpoint-every", "--kl-target", "--top-k"):
+        assert word in out
+
+
+def test_shards_command(
+    tmp_path: Path, sgf_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "shards"
+    args = ["shards", str(sgf_dir), "--out", str(out), "--size", "5"]
+    assert main(args + ["--shard-size", "20", "--planes", "lz18"]) == 0
+    examples = load_shards([out])
+    assert examples.kind == "lz18" and examples.size == SIZE
+    assert len(examples) == 6 * 12
+    assert len(list(out.glob("shard-*.npz"))) == 4  # 20 + 20 + 20 + 12
+    assert f"6 games, {6 * 12} examples" in capsys.readouterr().out
+    # No usable game: exit status 1 (and a warning for each skipped file).
+    with pytest.warns(UserWarning, match="not 9x9"):
+        assert main(["shards", str(sgf_dir), "--out", str(tmp_path / "none")]) == 1
+
+
+def test_train_sl_then_resume_then_report(
+    tmp_path: Path, shard_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    assert main(["train", "sl", str(run), "--data", str(shard_dir)] + SL_ARGS) == 0
+    assert "step 4" in capsys.readouterr().out
+    weights = load_weights(run / "weights.pt")
+    assert weights.config.board_size == SIZE and weights.config.filters == 8
+    state = load_checkpoint(run / "checkpoint.pt")
+    assert state["learner"]["step"] == 4
+    assert state["train_config"]["schedule"] == "cosine"  # the command's default
+    assert state["train_config"]["total_steps"] == 4
+    lines = read_metrics(run / "metrics.jsonl")
+
+    # Again: the run is finished, nothing more happens.
+    assert main(["train", "sl", str(run)] + SL_ARGS) == 0
+    assert "step 4" in capsys.readouterr().out
+    assert load_checkpoint(run / "checkpoint.pt")["learner"]["step"] == 4
+    assert len(read_metrics(run / "metrics.jsonl")) == len(lines)
+
+    assert main(["report", str(run)]) == 0
+    png = run / "report.png"
+    assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert str(png) in capsys.readouterr().out
+
+
+def test_train_sl_errors(
+    tmp_path: Path, shard_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["train", "sl", str(tmp_path / "new")] + SL_ARGS) == 2
+    assert "needs --data" in capsys.readouterr().err
+    assert not (tmp_path / "new" / "checkpoint.pt").exists()
+    seven = ["--size", "7"] + SL_ARGS[2:]
+    data = ["--data", str(shard_dir)]
+    assert main(["train", "sl", str(tmp_path / "seven")] + data + seven) == 1
+    assert "7x7" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "nothing")]) == 2
+
+
+def test_train_rl_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "rl"
+    args = ["train", "rl", str(run)] + NET_ARGS
+    args += ["--iterations", "1", "--games", "2", "--simulations", "4"]
+    args += ["--parallel-games", "2", "--updates", "2", "--epochs", "1"]
+    args += ["--batch", "8", "--gate-games", "2", "--eval-simulations", "2"]
+    args += ["--baseline-every", "0", "--workers", "1", "--threads", "1"]
+    args += ["--no-progress", "--seed", "4"]
+    assert main(args) == 0
+    assert "step 2" in capsys.readouterr().out
+    state = load_checkpoint(run / "checkpoint.pt")
+    assert (state["iteration"], state["phase"]) == (1, "selfplay")
+    assert state["games"] == 2 and state["learner"]["step"] == 2
+    assert state["rl_config"]["selfplay"]["simulations"] == 4
+    assert state["rl_config"]["seed"] == 4
+    assert load_weights(run / "best.pt").config.board_size == SIZE
+    kinds = [r["kind"] for r in read_metrics(run / "metrics.jsonl")]
+    assert kinds == ["selfplay", "train", "train", "gate"]
+    # Again: finished, so it only reports where the best network is.
+    assert main(args) == 0
+    assert "best network" in capsys.readouterr().out
+    assert len(read_metrics(run / "metrics.jsonl")) == 4
+
+
+GNUGO = shutil.which("gnugo") or shutil.which("/usr/games/gnugo")
+
+
+@pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed")
+def test_gendata_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["gendata", str(tmp_path), "--games", "1", "--level", "0", "--size", "5"]
+    args += ["--komi", "0.5", "--workers", "1", "--opening-plies", "2"]
+    assert main(args) == 0
+    assert "1 games written" in capsys.readouterr().out
+    record = read_sgf((tmp_path / "game-000000.sgf").read_bytes())
+    assert record.size == SIZE and record.komi == 0.5 and record.result
+    assert main(args) == 0  # nothing missing: nothing played
+    assert "0 games written" in capsys.readouterr().out
