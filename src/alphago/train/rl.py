@@ -24,8 +24,9 @@ at the phase it was in:
 
 Run directory: ``checkpoint.pt`` (learner, configs, counters, random states, phase),
 ``replay-*.npz`` (the window; the checkpoint names its file), ``best.pt`` and
-``candidate.pt`` (weights files), ``metrics.jsonl``, ``games/`` (SGF of the GNU Go evaluations). Each phase's randomness
-comes from (seed, iteration, phase), and the learner's sampling generator is in the
+``candidate.pt`` (weights files), ``metrics.jsonl``, ``games/`` (SGF of the GNU Go
+evaluations). Each phase's randomness comes from (seed, iteration, phase), and the
+learner's sampling generator is in the
 checkpoint, so a killed and resumed run ends in the same state as an uninterrupted one.
 """
 
