@@ -1,0 +1,484 @@
+"""AlphaGo Zero self-play: batched game production for training.
+
+:func:`play_games` plays whole games of a network against itself and returns training
+examples (:class:`alphago.data.examples.Examples`) and game records. Up to
+``parallel_games`` games are in flight in one ``search.PUCT`` engine, their trees
+stepped in lock-step, so the network sees batches of about ``parallel_games *
+leaves_per_batch`` positions; when a game ends its tree starts the next game until
+``games`` games have started. :func:`selfplay_job` is the same from a weights file's
+bytes: the picklable entry point of the worker processes and Ray tasks of
+:mod:`alphago.train.workers`.
+
+Glossary:
+
+- *position*: one searched root; it becomes one example ``(planes, pi, z)``.
+- *pi*: the root's visit counts normalised (reused subtree visits included), the
+  policy target, taken before the temperature is applied to choose the move.
+- *z*: the final outcome for the side to move at that position: +1 win, -1 loss,
+  0 tie. Outcomes come from the Tromp-Taylor area score (``board.score()``, komi
+  included) or from a resignation.
+- *temperature moves*: the first ``temperature_moves`` moves of a game are sampled in
+  proportion to the visit counts (temperature 1, for opening variety); later moves
+  take the most visited move.
+- *root noise*: Dirichlet(alpha) noise mixed into every root's priors with weight
+  ``dirichlet_epsilon`` (exploration of moves the network dislikes).
+- *resignation check*: with a ``resign_threshold`` a player resigns when its root value
+  and the best move's value both fall below ``-resign_threshold``. As in AlphaGo Zero
+  a fraction ``resign_check_fraction`` of the games never resigns; in those the first
+  player who would have resigned is noted, and a *false positive* is such a game that
+  this player did not lose. Keep false positives / checked games under about 5%.
+
+Moves: a pass is not played while the game is open (the player's rule,
+``alphago.player._no_early_pass``: pass only after the opponent passed, or when every
+other legal move fills one of our own true eyes); the search may still pick pass, and
+pi keeps its visits. A game ends on two passes, a resignation, or at ``max_moves``
+moves, where it is scored as it stands (the record's comment says so).
+
+Determinism: one seed fixes everything (root noise, symmetries, move sampling, which
+games may resign), given the same torch thread count: the network runs in inference
+mode on the CPU.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import math
+import pickle
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+
+import goboard
+import search
+
+from ..data.examples import Examples
+from ..nets import NetConfig, NetEvaluator, PolicyValueNet, save_weights
+from ..nets.weights import FORMAT, check_state_dict
+from ..player import _no_early_pass
+from ..sgf import GameRecord
+
+__all__ = [
+    "SelfPlayConfig",
+    "SelfPlayResult",
+    "net_from_bytes",
+    "net_to_bytes",
+    "play_games",
+    "selfplay_job",
+]
+
+_SEARCH_DEFAULTS = search.SearchConfig()
+_PLAYER = "selfplay"
+Progress = Callable[[int], None]
+
+
+def _check_int(name: str, value: object, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, not {value}")
+
+
+def _check_real(
+    name: str, value: object, low: float, high: float, *, low_open: bool = False
+) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    ok = (value > low if low_open else value >= low) and value <= high
+    if not ok or math.isnan(value):
+        bracket = "(" if low_open else "["
+        raise ValueError(f"{name} must be in {bracket}{low}, {high}], not {value}")
+
+
+@dataclass(frozen=True, slots=True)
+class SelfPlayConfig:
+    """How self-play games are searched and played (validated on creation).
+
+    Attributes:
+        simulations: new simulations per move (a reused subtree's visits come on top).
+        parallel_games: games in flight in one engine (trees stepped in lock-step).
+        leaves_per_batch: leaves per tree per network call (virtual loss).
+        c_puct, fpu_reduction: PUCT constants (``search.SearchConfig``'s defaults).
+        dirichlet_alpha: root noise concentration. The rule of thumb is about
+            0.03 * 361 / N^2 (AlphaGo Zero's 0.03 on 19x19 scaled by the number of
+            moves): 0.13 on 9x9, 0.06 on 13x13; 0.15 suits 9x9.
+        dirichlet_epsilon: weight of the noise in the root priors (0 disables it).
+        temperature_moves: moves sampled in proportion to visits at the start of a
+            game; later moves are the most visited.
+        max_moves: moves after which a game is scored as it stands; None: 2 * N * N.
+        resign_threshold: resign when the root value and the best move's value are
+            below ``-resign_threshold`` (in [0, 1]); None never resigns.
+        resign_check_fraction: fraction of games that never resign (false positive
+            measurement; module docstring).
+        size, komi, rules: the game (``rules`` a goboard preset name or Rules).
+    """
+
+    simulations: int = 200
+    parallel_games: int = 32
+    leaves_per_batch: int = 8
+    c_puct: float = _SEARCH_DEFAULTS.c_puct
+    fpu_reduction: float = _SEARCH_DEFAULTS.fpu_reduction
+    dirichlet_alpha: float = 0.15
+    dirichlet_epsilon: float = 0.25
+    temperature_moves: int = 8
+    max_moves: int | None = None
+    resign_threshold: float | None = None
+    resign_check_fraction: float = 0.1
+    size: int = 9
+    komi: float = 7.5
+    rules: str | goboard.Rules = "chinese"
+
+    def __post_init__(self) -> None:
+        _check_int("simulations", self.simulations, 1)
+        _check_int("parallel_games", self.parallel_games, 1)
+        _check_int("leaves_per_batch", self.leaves_per_batch, 1)
+        _check_real("c_puct", self.c_puct, 0.0, math.inf, low_open=True)
+        _check_real("dirichlet_alpha", self.dirichlet_alpha, 0, math.inf, low_open=True)
+        _check_real("dirichlet_epsilon", self.dirichlet_epsilon, 0.0, 1.0)
+        _check_int("temperature_moves", self.temperature_moves, 0)
+        if self.max_moves is not None:
+            _check_int("max_moves", self.max_moves, 1)
+        if self.resign_threshold is not None:
+            _check_real("resign_threshold", self.resign_threshold, 0.0, 1.0)
+        _check_real("resign_check_fraction", self.resign_check_fraction, 0.0, 1.0)
+        goboard.coords.check_size(self.size)
+        goboard.Rules.coerce(self.rules)
+        self.new_board()  # komi
+        self.search_config()  # everything else the search checks
+
+    @property
+    def move_cap(self) -> int:
+        """``max_moves`` or its default, 2 * N * N."""
+        return 2 * self.size * self.size if self.max_moves is None else self.max_moves
+
+    def new_board(self) -> goboard.Board:
+        """The empty board a game starts from."""
+        return goboard.Board(self.size, self.komi, self.rules)
+
+    def search_config(self) -> search.SearchConfig:
+        """The PUCT configuration of every move's search (moves are chosen here, so
+        its temperature is 0)."""
+        threshold = self.resign_threshold
+        return search.SearchConfig(
+            num_simulations=self.simulations,
+            leaves_per_batch=self.leaves_per_batch,
+            c_puct=self.c_puct,
+            fpu_reduction=self.fpu_reduction,
+            dirichlet_alpha=self.dirichlet_alpha,
+            dirichlet_fraction=self.dirichlet_epsilon,
+            temperature=0.0,
+            resign_threshold=None if threshold is None else -float(threshold),
+        )
+
+
+@dataclass
+class SelfPlayResult:
+    """What :func:`play_games` produced.
+
+    Attributes:
+        examples: one example per move played, game by game in ``records`` order.
+        records: the games (result set; comment None unless the game hit the move
+            cap or was a resignation check where someone would have resigned).
+        moves: moves played (``len(examples)``).
+        seconds: wall-clock seconds (a merge adds them up: worker time).
+        resign_false_positives: check games whose would-be resigner did not lose.
+        resign_checked: check games in which someone would have resigned.
+    """
+
+    examples: Examples
+    records: list[GameRecord] = field(default_factory=list)
+    moves: int = 0
+    seconds: float = 0.0
+    resign_false_positives: int = 0
+    resign_checked: int = 0
+
+    @staticmethod
+    def merge(results: Sequence[SelfPlayResult]) -> SelfPlayResult:
+        """All of ``results`` in order (at least one); seconds are summed."""
+        if not results:
+            raise ValueError("nothing to merge")
+        return SelfPlayResult(
+            Examples.concat([r.examples for r in results]),
+            [rec for r in results for rec in r.records],
+            sum(r.moves for r in results),
+            sum(r.seconds for r in results),
+            sum(r.resign_false_positives for r in results),
+            sum(r.resign_checked for r in results),
+        )
+
+
+@dataclass(slots=True)
+class _Game:
+    """A game in flight: its board and the positions seen so far."""
+
+    board: goboard.Board
+    can_resign: bool
+    planes: list[NDArray[np.uint8]] = field(default_factory=list)  # [C, N, N] each
+    policy: list[NDArray[np.float32]] = field(default_factory=list)  # [A] each
+    moves: list[tuple[int, int]] = field(default_factory=list)
+    would_resign: tuple[int, int] | None = None  # (colour, move number)
+
+
+@dataclass(slots=True)
+class _Finished:
+    planes: list[NDArray[np.uint8]]
+    policy: list[NDArray[np.float32]]
+    value: NDArray[np.float32]  # [moves]
+    record: GameRecord
+    false_positive: bool
+    checked: bool
+
+
+def _colour(c: int) -> str:
+    return "B" if c == goboard.BLACK else "W"
+
+
+def _finish(game: _Game, config: SelfPlayConfig) -> _Finished:
+    board = game.board
+    if board.resigned is not None:
+        winner = -board.resigned
+    else:
+        winner = int(np.sign(board.score()))
+    movers = np.array([c for c, _ in game.moves], dtype=np.float32)
+    comment = None
+    if not board.is_over:
+        comment = f"stopped at the move cap ({config.move_cap}), scored as it stands"
+    false_positive = False
+    if game.would_resign is not None:
+        colour, number = game.would_resign
+        false_positive = winner != -colour
+        note = f"resignation check: {_colour(colour)} would have resigned at move "
+        note += f"{number + 1}"
+        comment = note if comment is None else f"{comment}; {note}"
+    record = GameRecord(
+        size=config.size,
+        komi=config.komi,
+        moves=list(game.moves),
+        result=board.result(),
+        players={goboard.BLACK: _PLAYER, goboard.WHITE: _PLAYER},
+        rules=board.rules.name,
+        comment=comment,
+    )
+    return _Finished(
+        game.planes,
+        game.policy,
+        (movers * winner).astype(np.float32),
+        record,
+        false_positive,
+        game.would_resign is not None,
+    )
+
+
+def _choose(
+    game: _Game,
+    result: search.SearchResult,
+    config: SelfPlayConfig,
+    rng: np.random.Generator,
+) -> int:
+    """The move to play: sampled early, most visited later, never an early pass."""
+    move = result.move
+    if len(game.moves) < config.temperature_moves:
+        move = search.choose_move(result.visits, 1.0, rng)
+    return _no_early_pass(game.board, dataclasses.replace(result, move=move)).move
+
+
+def play_games(
+    model: PolicyValueNet,
+    config: SelfPlayConfig,
+    games: int,
+    seed: int,
+    progress: Progress | None = None,
+) -> SelfPlayResult:
+    """Play ``games`` self-play games of ``model`` (module docstring).
+
+    Args:
+        model: the network (its ``input_planes`` kind is the examples' kind); it is
+            put in eval mode, in channels-last layout, by the evaluator.
+        config: search and game settings; ``config.size`` must be the net's.
+        games: games to play (>= 0).
+        seed: fixes the whole run.
+        progress: called with the number of finished games after each game ends.
+
+    Returns:
+        The examples and records, games in the order they started.
+
+    Raises:
+        ValueError: the net is for another board size, or ``games`` < 0.
+    """
+    start = time.monotonic()
+    _check_int("games", games, 0)
+    _check_int("seed", seed, 0)
+    if not isinstance(config, SelfPlayConfig):
+        raise TypeError("config must be a SelfPlayConfig")
+    net = model.config
+    if net.board_size != config.size:
+        raise ValueError(
+            f"the network is for {net.board_size}x{net.board_size}, "
+            f"the games for {config.size}x{config.size}"
+        )
+    kind = net.input_planes
+    if games == 0:
+        return SelfPlayResult(Examples.empty(config.size, kind))
+    streams = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4)]
+    eval_rng, search_rng, move_rng, resign_rng = streams
+    evaluator = NetEvaluator(model, symmetries="random", seed=eval_rng)
+    check = config.resign_threshold is not None
+
+    def new_game() -> _Game:
+        free = check and resign_rng.random() >= config.resign_check_fraction
+        return _Game(config.new_board(), can_resign=free)
+
+    slots = min(config.parallel_games, games)
+    live: list[_Game | None] = [new_game() for _ in range(slots)]
+    order = list(range(slots))  # start index of each slot's game
+    started = slots
+    engine = search.PUCT(
+        evaluator,
+        [g.board for g in live if g is not None],
+        config.search_config(),
+        search_rng,
+    )
+    capacity = engine.tree.capacity
+    done: dict[int, _Finished] = {}
+    while True:
+        active = [g for g in range(slots) if live[g] is not None]
+        if not active:
+            break
+        results = engine.run(active)
+        roots = np.asarray(active, dtype=np.int64) * capacity
+        planes = engine.pool.features(roots, kind, dtype=np.uint8)
+        for j, (g, result) in enumerate(zip(active, results, strict=True)):
+            game = live[g]
+            assert game is not None
+            board = game.board
+            colour = board.to_play
+            over = False
+            if result.resign and game.can_resign:
+                board.resign()
+                over = True
+            else:
+                if result.resign and game.would_resign is None:
+                    game.would_resign = (colour, len(game.moves))
+                move = _choose(game, result, config, move_rng)
+                game.planes.append(planes[j])
+                game.policy.append(result.pi.astype(np.float32))
+                board.play(move)
+                game.moves.append((colour, move))
+                over = board.is_over or len(game.moves) >= config.move_cap
+                if not over:
+                    engine.advance(move, g)
+            if not over:
+                continue
+            done[order[g]] = _finish(game, config)
+            if progress is not None:
+                progress(len(done))
+            if started < games:
+                live[g] = new_game()
+                order[g] = started
+                started += 1
+                engine.set_root(config.new_board(), g)
+            else:
+                live[g] = None
+    return _collect([done[i] for i in range(games)], config, kind, start)
+
+
+def _collect(
+    finished: list[_Finished], config: SelfPlayConfig, kind: str, start: float
+) -> SelfPlayResult:
+    planes = [p for f in finished for p in f.planes]
+    if not planes:
+        examples = Examples.empty(config.size, kind)
+    else:
+        examples = Examples(
+            np.stack(planes),
+            np.stack([p for f in finished for p in f.policy]),
+            np.concatenate([f.value for f in finished]),
+            kind,
+        )
+    return SelfPlayResult(
+        examples,
+        [f.record for f in finished],
+        len(examples),
+        time.monotonic() - start,
+        sum(f.false_positive for f in finished),
+        sum(f.checked for f in finished),
+    )
+
+
+# -- workers -------------------------------------------------------------------
+
+
+def net_to_bytes(model: PolicyValueNet) -> bytes:
+    """The bytes of ``model``'s weights file (as :func:`save_weights` writes it)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "net.pt"
+        save_weights(model, path)
+        return path.read_bytes()
+
+
+def net_from_bytes(
+    weights: bytes, net_config: Mapping[str, Any] | None = None
+) -> PolicyValueNet:
+    """A network (eval mode, CPU) from the bytes of a weights file.
+
+    The file is read with ``torch.load(weights_only=True)`` and checked like
+    ``alphago.nets.load_weights`` does; ``net_config`` (``NetConfig.to_dict()``), if
+    given, must equal the file's config.
+
+    Raises:
+        ValueError: not a weights file, or one that does not fit ``net_config``.
+    """
+    try:
+        payload = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:
+        raise ValueError(
+            f"refusing to load weights with pickled objects: {exc}"
+        ) from exc
+    except Exception as exc:
+        raise ValueError(f"not a weights file ({exc!r})") from exc
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise ValueError(f"not a weights file of format {FORMAT!r}")
+    config = NetConfig.from_dict(payload.get("config"))
+    if net_config is not None and NetConfig.from_dict(dict(net_config)) != config:
+        raise ValueError(
+            f"the weights are for {config}, not {NetConfig.from_dict(dict(net_config))}"
+        )
+    state = payload.get("state_dict")
+    if not isinstance(state, Mapping):
+        raise ValueError("the weights file has no state_dict")
+    model = PolicyValueNet(config)
+    check_state_dict(model, state)
+    model.load_state_dict(dict(state), strict=True)
+    return model.eval()
+
+
+def selfplay_job(
+    weights: bytes,
+    net_config: dict[str, Any],
+    config: SelfPlayConfig,
+    games: int,
+    seed: int,
+    threads: int = 1,
+    progress: Progress | None = None,
+) -> SelfPlayResult:
+    """:func:`play_games` with the net from a weights file's bytes (picklable: the
+    entry point of worker processes and Ray tasks).
+
+    ``threads`` torch threads are used during the job (the process-wide setting is
+    restored afterwards).
+    """
+    _check_int("threads", threads, 1)
+    model = net_from_bytes(weights, net_config)
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        return play_games(model, config, games, seed, progress)
+    finally:
+        torch.set_num_threads(before)

@@ -1,0 +1,180 @@
+"""Self-play in parallel: local worker processes or Ray tasks.
+
+:func:`run_selfplay` splits ``games`` into jobs (:func:`plan_jobs`), runs each job as
+:func:`alphago.train.selfplay.selfplay_job` and merges the results in job order, so
+the outcome depends only on the arguments, not on which job finished first:
+
+- ``workers`` = 1 without Ray: one job in this process (no pool);
+- ``workers`` > 1: one job per process of a ``ProcessPoolExecutor`` with the "spawn"
+  start method (a fresh interpreter: no forked torch thread pools or locks);
+- ``ray_address``: the same jobs as Ray tasks (``ray.init(address=ray_address)``
+  unless Ray is already initialised in this process, in which case that connection is
+  used and ``ray_address`` is not looked at). Every node of the cluster needs this
+  package installed. Ray is imported only on this path.
+
+Each job gets ``threads`` torch threads (default 1: with one worker per core every
+core runs its own games, which keeps them busier than one process with several
+threads, whose batches spend a good part of each step in single-threaded search code).
+Job ``i`` is seeded ``seed + i * SEED_STRIDE``, so the jobs of one run, and of runs
+whose seeds differ by less than the stride, never repeat a game.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from typing import Any, NamedTuple
+
+from .selfplay import SelfPlayConfig, SelfPlayResult, selfplay_job
+
+__all__ = ["SEED_STRIDE", "Job", "plan_jobs", "run_selfplay"]
+
+#: Seed distance between consecutive jobs of one run.
+SEED_STRIDE = 1 << 32
+
+
+class Job(NamedTuple):
+    """One worker's share of a run."""
+
+    games: int
+    seed: int
+
+
+def _check_int(name: str, value: object, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, not {value}")
+    return value
+
+
+def plan_jobs(games: int, workers: int, seed: int) -> list[Job]:
+    """``games`` split over ``workers`` jobs as evenly as possible (the first jobs
+    take the remainder); jobs with no game are left out."""
+    _check_int("games", games, 0)
+    _check_int("workers", workers, 1)
+    _check_int("seed", seed, 0)
+    base, extra = divmod(games, workers)
+    jobs = [Job(base + (i < extra), seed + i * SEED_STRIDE) for i in range(workers)]
+    return [job for job in jobs if job.games > 0]
+
+
+def run_selfplay(
+    weights: bytes,
+    net_config: dict[str, Any],
+    config: SelfPlayConfig,
+    games: int,
+    seed: int,
+    workers: int = 2,
+    ray_address: str | None = None,
+    progress: Callable[[int], None] | None = None,
+    *,
+    threads: int = 1,
+) -> SelfPlayResult:
+    """Play ``games`` self-play games over ``workers`` jobs (module docstring).
+
+    Args:
+        weights: the bytes of a weights file (``alphago.train.selfplay.net_to_bytes``).
+        net_config: the net's ``NetConfig.to_dict()`` (checked against the file).
+        config: the self-play settings.
+        games: games in all.
+        seed: fixes the run.
+        workers: jobs (local processes, or Ray tasks).
+        ray_address: run the jobs on this Ray cluster ("auto", "ray://host:10001",
+            ...); None runs them locally.
+        progress: called with the number of finished games: after each game when
+            the job runs in this process, after each job otherwise.
+        threads: torch threads per job.
+
+    Returns:
+        The merged results in job order; ``seconds`` is this call's wall-clock time.
+    """
+    start = time.monotonic()
+    if not isinstance(config, SelfPlayConfig):
+        raise TypeError("config must be a SelfPlayConfig")
+    _check_int("threads", threads, 1)
+    jobs = plan_jobs(games, workers, seed)
+    if not jobs:
+        results = [selfplay_job(weights, net_config, config, 0, seed, threads)]
+    elif ray_address is not None:
+        results = _on_ray(
+            weights, net_config, config, jobs, threads, ray_address, progress
+        )
+    elif len(jobs) == 1:
+        job = jobs[0]
+        results = [
+            selfplay_job(
+                weights, net_config, config, job.games, job.seed, threads, progress
+            )
+        ]
+    else:
+        results = _on_processes(weights, net_config, config, jobs, threads, progress)
+    merged = SelfPlayResult.merge(results)
+    merged.seconds = time.monotonic() - start
+    return merged
+
+
+def _on_processes(
+    weights: bytes,
+    net_config: dict[str, Any],
+    config: SelfPlayConfig,
+    jobs: list[Job],
+    threads: int,
+    progress: Callable[[int], None] | None,
+) -> list[SelfPlayResult]:
+    context = multiprocessing.get_context("spawn")
+    results: list[SelfPlayResult | None] = [None] * len(jobs)
+    finished = 0
+    pool = ProcessPoolExecutor(max_workers=len(jobs), mp_context=context)
+    try:
+        futures: dict[Future[SelfPlayResult], int] = {
+            pool.submit(
+                selfplay_job, weights, net_config, config, job.games, job.seed, threads
+            ): i
+            for i, job in enumerate(jobs)
+        }
+        for future in as_completed(futures):
+            i = futures[future]
+            results[i] = future.result()
+            finished += jobs[i].games
+            if progress is not None:
+                progress(finished)
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return [r for r in results if r is not None]
+
+
+def _on_ray(
+    weights: bytes,
+    net_config: dict[str, Any],
+    config: SelfPlayConfig,
+    jobs: list[Job],
+    threads: int,
+    address: str,
+    progress: Callable[[int], None] | None,
+) -> list[SelfPlayResult]:
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(address=address)
+    task = ray.remote(num_cpus=threads)(selfplay_job)
+    weights_ref = ray.put(weights)  # one copy in the object store for all tasks
+    refs = [
+        task.remote(weights_ref, net_config, config, job.games, job.seed, threads)
+        for job in jobs
+    ]
+    games = {ref: job.games for ref, job in zip(refs, jobs, strict=True)}
+    pending = list(refs)
+    finished = 0
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1)
+        for ref in ready:
+            finished += games[ref]
+            if progress is not None:
+                progress(finished)
+    results: list[SelfPlayResult] = ray.get(refs)
+    return results
