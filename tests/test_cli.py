@@ -309,3 +309,54 @@ def test_gtp_command_with_weights(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("= ")
+
+
+def _engine_args(*argv: str) -> object:
+    from alphago.cli import build_parser
+
+    return build_parser().parse_args(["gtp", *argv])
+
+
+def test_the_shipped_9x9_network_is_the_default_on_9x9() -> None:
+    pytest.importorskip("torch")
+    from alphago.cli import make_player
+    from alphago.nets import load_weights
+    from alphago.nets.shipped import shipped_weights
+    from alphago.player import SearchPlayer, UCTPlayer
+
+    path = shipped_weights(9)
+    assert path is not None and path.stat().st_size < 5_000_000  # a few MB at most
+    net = load_weights(path)
+    assert net.config.board_size == 9
+    player = make_player(_engine_args("--size", "9", "--simulations", "16"))
+    assert isinstance(player, SearchPlayer)
+    # No 19x19 network ships; --uct forces UCT where one does.
+    assert shipped_weights(19) is None
+    assert isinstance(make_player(_engine_args("--size", "19")), UCTPlayer)
+    assert isinstance(make_player(_engine_args("--size", "9", "--uct")), UCTPlayer)
+    with pytest.raises(ValueError, match="exclude"):
+        make_player(_engine_args("--uct", "--weights", str(path)))
+
+
+def test_the_shipped_network_answers_the_centre_opening() -> None:
+    # The trained net, not random weights: after Black's centre stone its favourite
+    # replies stay near it (GNU Go's games, which it learned from, answer that way).
+    pytest.importorskip("torch")
+    from alphago.nets import load_weights
+    from alphago.nets.shipped import shipped_weights
+
+    path = shipped_weights(9)
+    assert path is not None
+    net = load_weights(path)
+    board = goboard.Board(9, 7.5, "chinese")
+    board.play_gtp("E5")
+    import torch
+
+    with torch.inference_mode():
+        logits, value, _ = net(torch.from_numpy(board.features("agz17"))[None])
+    top = torch.topk(logits[0, :81], 3).indices.tolist()
+    centre = goboard.coords.from_gtp("E5", 9)
+    assert all(
+        abs(p // 9 - centre // 9) <= 2 and abs(p % 9 - centre % 9) <= 2 for p in top
+    )
+    assert -1.0 < float(value[0]) < 1.0
