@@ -90,3 +90,17 @@ def test_commands_are_checked_before_any_game(tmp_path: Path) -> None:
         run_match("/nonexistent/engine --gtp", p, 2)
     with pytest.raises(ValueError, match="engine B: bad command line"):
         run_match(p, "gnugo 'unclosed", 2)
+
+
+def test_game_numbers_in_command_lines_vary_deterministic_engines(
+    tmp_path: Path,
+) -> None:
+    fixed = fake_engine(tmp_path, "random", seed=3)
+    per_game = fixed[: -len(" 3")] + " {game}"  # the fake's seed argument
+    same = run_match(fixed, fixed, 4, size=5)
+    varied = run_match(per_game, fixed, 4, size=5)
+    # One engine and seed on both sides: every game repeats move for move.
+    assert same.games[0].outcome.moves == same.games[2].outcome.moves
+    assert "distinct games: 1 of 4" in same.report()
+    assert varied.games[0].outcome.moves != varied.games[2].outcome.moves
+    assert "distinct games: 4 of 4" in varied.report()

@@ -25,7 +25,10 @@ from .game import GameOutcome, play_game
 from .records import save_outcome_sgf
 from .stats import EloEstimate, elo_estimate
 
-__all__ = ["MatchGame", "MatchResult", "run_match"]
+__all__ = ["GAME_FIELD", "MatchGame", "MatchResult", "run_match"]
+
+#: Replaced by the game's number in engine command lines.
+GAME_FIELD = "{game}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +99,8 @@ class MatchResult:
         lines.append(
             "endings: " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
         )
+        distinct = len({tuple(g.outcome.moves) for g in self.games})
+        lines.append(f"distinct games: {distinct} of {n}")
         if n:
             lines.append("A - B: " + self.elo().describe())
         for label, engine in (("A", "a"), ("B", "b")):
@@ -136,6 +141,8 @@ def run_match(
 
     Args:
         engine_a, engine_b: Command lines of the engines (A has Black in even games).
+            ``{game}`` in a command line becomes the game's number, e.g. ``--seed
+            {game}``: deterministic engines would otherwise repeat the same games.
         games: Number of games (>= 1).
         size, komi: The board.
         parallel: Games played at once (>= 1).
@@ -167,7 +174,10 @@ def run_match(
 
     def one(index: int) -> MatchGame:
         a_colour = goboard.BLACK if index % 2 == 0 else goboard.WHITE
-        black, white = (engine_a, engine_b) if index % 2 == 0 else (engine_b, engine_a)
+        a, b = (
+            command.replace(GAME_FIELD, str(index)) for command in (engine_a, engine_b)
+        )
+        black, white = (a, b) if index % 2 == 0 else (b, a)
         outcome = play_game(
             black,
             white,
