@@ -22,9 +22,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from alphago.nets import NetConfig, PolicyValueNet  # noqa: E402
+from alphago.nets.weights import weights_bytes  # noqa: E402
 from alphago.train.selfplay import (  # noqa: E402
     SelfPlayConfig,
-    net_to_bytes,
     selfplay_job,
 )
 
@@ -40,7 +40,7 @@ SMOKE_MOVES = 6
 def test_games_per_hour(bench):
     torch.manual_seed(0)
     net = PolicyValueNet(NetConfig(board_size=9, blocks=6, filters=64)).eval()
-    weights, net_config = net_to_bytes(net), net.config.to_dict()
+    weights, net_config = weights_bytes(net), net.config.to_dict()
     smoke = bool(bench.benchmark.disabled)
     config = SelfPlayConfig(
         simulations=SIMULATIONS,

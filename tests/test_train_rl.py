@@ -24,7 +24,11 @@ torch = pytest.importorskip("torch")
 import alphago.train.rl as rl_module  # noqa: E402
 from alphago.data.examples import Examples  # noqa: E402
 from alphago.nets.model import NetConfig, PolicyValueNet  # noqa: E402
-from alphago.nets.weights import load_weights, save_weights  # noqa: E402
+from alphago.nets.weights import (  # noqa: E402
+    load_weights,
+    save_weights,
+    weights_bytes,  # noqa: E402
+)
 from alphago.sgf import GameRecord, read_sgf  # noqa: E402
 from alphago.train.checkpoint import load_checkpoint  # noqa: E402
 from alphago.train.learner import Learner, TrainConfig  # noqa: E402
@@ -38,7 +42,6 @@ from alphago.train.rl import (  # noqa: E402
 from alphago.train.selfplay import (  # noqa: E402
     SelfPlayConfig,
     SelfPlayResult,
-    net_to_bytes,
     selfplay_job,
 )
 from alphago.train.workers import plan_jobs  # noqa: E402
@@ -444,7 +447,7 @@ def test_one_iteration_on_ray(tmp_path: Path, ray_address: str) -> None:
     assert len(jobs) == 2
     want = SelfPlayResult.merge(
         [
-            selfplay_job(net_to_bytes(best), NET.to_dict(), SELFPLAY, j.games, j.seed)
+            selfplay_job(weights_bytes(best), NET.to_dict(), SELFPLAY, j.games, j.seed)
             for j in jobs
         ]
     )

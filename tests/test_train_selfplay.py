@@ -20,13 +20,12 @@ torch = pytest.importorskip("torch")
 from nets_helpers import tiny_net  # noqa: E402
 
 import goboard  # noqa: E402
-from alphago.nets import PolicyValueNet, save_weights  # noqa: E402
+from alphago.nets import PolicyValueNet, load_weights, save_weights  # noqa: E402
+from alphago.nets.weights import weights_bytes  # noqa: E402
 from alphago.sgf import GameRecord, start_board  # noqa: E402
 from alphago.train.selfplay import (  # noqa: E402
     SelfPlayConfig,
     SelfPlayResult,
-    net_from_bytes,
-    net_to_bytes,
     play_games,
     selfplay_job,
 )
@@ -284,18 +283,18 @@ def test_merge() -> None:
 
 def test_net_bytes_round_trip(tmp_path: Path) -> None:
     model = net("lz18", seed=3)
-    data = net_to_bytes(model)
+    data = weights_bytes(model)
     save_weights(model, tmp_path / "net.pt")
-    for raw in (data, (tmp_path / "net.pt").read_bytes()):
-        loaded = net_from_bytes(raw, model.config.to_dict())
-        assert loaded.config == model.config and not loaded.training
-        for key, value in model.state_dict().items():
-            assert torch.equal(value, loaded.state_dict()[key])
+    assert (tmp_path / "net.pt").read_bytes() == data
+    loaded = load_weights(data)
+    assert loaded.config == model.config and not loaded.training
+    for key, value in model.state_dict().items():
+        assert torch.equal(value, loaded.state_dict()[key])
     other = dataclasses.replace(model.config, filters=4).to_dict()
     with pytest.raises(ValueError, match="weights are for"):
-        net_from_bytes(data, other)
-    with pytest.raises(ValueError):
-        net_from_bytes(b"not a weights file")
+        selfplay_job(data, other, SelfPlayConfig(size=5), 1, 0)
+    with pytest.raises(ValueError, match="^weights: "):
+        load_weights(b"not a weights file")
 
 
 def test_plan_jobs() -> None:
@@ -309,7 +308,7 @@ def test_plan_jobs() -> None:
 @pytest.fixture(scope="module")
 def weights() -> tuple[bytes, dict[str, Any]]:
     model = net()
-    return net_to_bytes(model), model.config.to_dict()
+    return weights_bytes(model), model.config.to_dict()
 
 
 def in_process(

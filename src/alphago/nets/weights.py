@@ -14,6 +14,7 @@ then ``os.replace``; on any failure the old file (if any) stays as it was.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import pickle
 import tempfile
@@ -28,6 +29,7 @@ __all__ = [
     "FORMAT",
     "atomic_write",
     "atomic_write_bytes",
+    "weights_bytes",
     "check_state_dict",
     "load_network",
     "load_weights",
@@ -76,8 +78,9 @@ def atomic_write_bytes(path: PathLike, data: bytes | memoryview) -> None:
     atomic_write(path, write)
 
 
-def save_weights(model: PolicyValueNet, path: PathLike) -> None:
-    """Write ``model``'s config and weights to ``path`` atomically."""
+def weights_bytes(model: PolicyValueNet) -> bytes:
+    """The contents of ``model``'s weights file (what :func:`save_weights` writes):
+    how a network travels to worker processes and Ray tasks."""
     if not isinstance(model, PolicyValueNet):
         raise TypeError(f"model must be a PolicyValueNet, not {type(model).__name__}")
     state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
@@ -86,7 +89,14 @@ def save_weights(model: PolicyValueNet, path: PathLike) -> None:
         "config": model.config.to_dict(),
         "state_dict": state,
     }
-    atomic_write(path, lambda f: torch.save(payload, f))
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    return buffer.getvalue()
+
+
+def save_weights(model: PolicyValueNet, path: PathLike) -> None:
+    """Write ``model``'s config and weights to ``path`` atomically."""
+    atomic_write_bytes(path, weights_bytes(model))
 
 
 def check_state_dict(model: PolicyValueNet, state: Mapping[str, Any]) -> None:
@@ -113,10 +123,10 @@ def check_state_dict(model: PolicyValueNet, state: Mapping[str, Any]) -> None:
 
 
 def load_weights(
-    path: PathLike, map_location: str | torch.device = "cpu"
+    path: PathLike | bytes, map_location: str | torch.device = "cpu"
 ) -> PolicyValueNet:
-    """Read a file written by :func:`save_weights`; returns a PolicyValueNet in eval
-    mode.
+    """Read a file written by :func:`save_weights` (or its contents, as bytes);
+    returns a PolicyValueNet in eval mode.
 
     Raises:
         ValueError: not a weights file, a file carrying pickled code or objects other
@@ -124,9 +134,13 @@ def load_weights(
             state_dict whose keys or shapes do not fit the config.
         OSError: the file cannot be read.
     """
-    target = os.fspath(path)
+    source: str | io.BytesIO
+    if isinstance(path, bytes):
+        target, source = "weights", io.BytesIO(path)
+    else:
+        target = source = os.fspath(path)
     try:
-        payload = torch.load(target, map_location=map_location, weights_only=True)
+        payload = torch.load(source, map_location=map_location, weights_only=True)
     except pickle.UnpicklingError as exc:
         raise ValueError(
             f"{target}: refusing to load: the file carries pickled objects other "

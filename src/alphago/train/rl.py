@@ -44,7 +44,7 @@ from tqdm import tqdm
 
 from ..data.examples import Examples, sample_batch
 from ..nets.model import NetConfig, PolicyValueNet
-from ..nets.weights import load_weights, save_weights
+from ..nets.weights import load_weights, save_weights, weights_bytes
 from .arena import Contestant, play_arena
 from .checkpoint import (
     load_checkpoint,
@@ -56,7 +56,7 @@ from .checkpoint import (
 )
 from .learner import Learner, TrainConfig
 from .metrics import MetricsLog
-from .selfplay import SelfPlayConfig, net_to_bytes
+from .selfplay import SelfPlayConfig
 from .workers import run_selfplay
 
 __all__ = ["RLConfig", "train_rl"]
@@ -391,7 +391,7 @@ def _selfplay(state: _Run, log: MetricsLog, progress: bool) -> None:
         unit="game",
     ) as bar:
         result = run_selfplay(
-            net_to_bytes(best),
+            weights_bytes(best),
             best.config.to_dict(),
             cfg.selfplay,
             cfg.games_per_iteration,

@@ -42,14 +42,10 @@ mode on the CPU.
 from __future__ import annotations
 
 import dataclasses
-import io
 import math
-import pickle
-import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -60,16 +56,14 @@ import goboard
 import search
 
 from ..data.examples import Examples
-from ..nets import NetConfig, NetEvaluator, PolicyValueNet, save_weights
-from ..nets.weights import FORMAT, check_state_dict
+from ..nets import NetConfig, NetEvaluator, PolicyValueNet
+from ..nets.weights import load_weights
 from ..player import _no_early_pass
 from ..sgf import GameRecord
 
 __all__ = [
     "SelfPlayConfig",
     "SelfPlayResult",
-    "net_from_bytes",
-    "net_to_bytes",
     "play_games",
     "selfplay_job",
 ]
@@ -415,50 +409,6 @@ def _collect(
 # -- workers -------------------------------------------------------------------
 
 
-def net_to_bytes(model: PolicyValueNet) -> bytes:
-    """The bytes of ``model``'s weights file (as :func:`save_weights` writes it)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "net.pt"
-        save_weights(model, path)
-        return path.read_bytes()
-
-
-def net_from_bytes(
-    weights: bytes, net_config: Mapping[str, Any] | None = None
-) -> PolicyValueNet:
-    """A network (eval mode, CPU) from the bytes of a weights file.
-
-    The file is read with ``torch.load(weights_only=True)`` and checked like
-    ``alphago.nets.load_weights`` does; ``net_config`` (``NetConfig.to_dict()``), if
-    given, must equal the file's config.
-
-    Raises:
-        ValueError: not a weights file, or one that does not fit ``net_config``.
-    """
-    try:
-        payload = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as exc:
-        raise ValueError(
-            f"refusing to load weights with pickled objects: {exc}"
-        ) from exc
-    except Exception as exc:
-        raise ValueError(f"not a weights file ({exc!r})") from exc
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise ValueError(f"not a weights file of format {FORMAT!r}")
-    config = NetConfig.from_dict(payload.get("config"))
-    if net_config is not None and NetConfig.from_dict(dict(net_config)) != config:
-        raise ValueError(
-            f"the weights are for {config}, not {NetConfig.from_dict(dict(net_config))}"
-        )
-    state = payload.get("state_dict")
-    if not isinstance(state, Mapping):
-        raise ValueError("the weights file has no state_dict")
-    model = PolicyValueNet(config)
-    check_state_dict(model, state)
-    model.load_state_dict(dict(state), strict=True)
-    return model.eval()
-
-
 def selfplay_job(
     weights: bytes,
     net_config: dict[str, Any],
@@ -475,7 +425,9 @@ def selfplay_job(
     restored afterwards).
     """
     _check_int("threads", threads, 1)
-    model = net_from_bytes(weights, net_config)
+    model = load_weights(weights)
+    if model.config != NetConfig.from_dict(dict(net_config)):
+        raise ValueError(f"the weights are for {model.config}, not {net_config}")
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:

@@ -76,7 +76,7 @@ def run_selfplay(
     """Play ``games`` self-play games over ``workers`` jobs (module docstring).
 
     Args:
-        weights: the bytes of a weights file (``alphago.train.selfplay.net_to_bytes``).
+        weights: the bytes of a weights file (``alphago.nets.weights.weights_bytes``).
         net_config: the net's ``NetConfig.to_dict()`` (checked against the file).
         config: the self-play settings.
         games: games in all.
