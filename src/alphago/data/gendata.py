@@ -97,8 +97,9 @@ def find_gnugo() -> str:
     return found
 
 
-def gnugo_command(level: int, seed: int = 0, gnugo: str | None = None) -> str:
-    """The GTP command line of GNU Go at ``level`` with Chinese rules."""
+def gnugo_command(level: int, seed: int | str = 0, gnugo: str | None = None) -> str:
+    """The GTP command line of GNU Go at ``level`` with Chinese rules (``seed`` may
+    be ``alphago.match``'s ``{game}`` field)."""
     program = gnugo or find_gnugo()
     return shlex.join(
         [program, "--mode", "gtp", "--chinese-rules", "--level", str(level)]

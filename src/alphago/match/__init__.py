@@ -7,10 +7,11 @@ is the terminal game of ``alphago play``.
 from .game import GameOutcome, play_game
 from .gtp_client import EngineDied, EngineFailure, EngineTimeout, GTPClient, GTPError
 from .records import save_outcome_sgf
-from .runner import MatchGame, MatchResult, run_match
+from .runner import GAME_FIELD, MatchGame, MatchResult, run_match
 from .stats import EloEstimate, elo_difference, elo_estimate
 
 __all__ = [
+    "GAME_FIELD",
     "EloEstimate",
     "EngineDied",
     "EngineFailure",

@@ -32,8 +32,6 @@ checkpoint, so a killed and resumed run ends in the same state as an uninterrupt
 
 from __future__ import annotations
 
-import shlex
-import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +52,7 @@ from .checkpoint import (
     save_checkpoint,
     truncate_metrics,
 )
+from .evaluation import gnugo_match, log_eval
 from .learner import Learner, TrainConfig
 from .metrics import MetricsLog
 from .selfplay import SelfPlayConfig
@@ -176,65 +175,6 @@ def train_round(
 def _phase_seed(seed: int, iteration: int, phase: str) -> int:
     seq = np.random.SeedSequence([seed, iteration, PHASES.index(phase)])
     return int(seq.generate_state(1)[0] % (2**31))
-
-
-def _gnugo_eval(run: Path, config: RLConfig, iteration: int) -> tuple[int, int, int]:
-    """The best network against GNU Go over GTP: (wins, losses, ties)."""
-    from ..data.gendata import gnugo_command
-    from ..match import run_match
-
-    sp = config.selfplay
-    ours = shlex.join(
-        [
-            sys.executable,
-            "-m",
-            "alphago.cli",
-            "gtp",
-            "--size",
-            str(sp.size),
-            "--komi",
-            f"{sp.komi:g}",
-            "--weights",
-            str(run / "best.pt"),
-            "--simulations",
-            str(config.eval_simulations),
-            "--threads",
-            "1",
-        ]
-    )
-    result = run_match(
-        ours,
-        gnugo_command(config.gnugo_level),
-        config.gnugo_games,
-        size=sp.size,
-        komi=sp.komi,
-        parallel=config.workers,
-        sgf_dir=run / "games" / f"gnugo-{iteration:04d}",
-    )
-    wins = sum(g.a_points == 1.0 for g in result.games)
-    ties = sum(g.a_points == 0.5 for g in result.games)
-    return wins, len(result.games) - wins - ties, ties
-
-
-def _log_eval(
-    log: MetricsLog, step: int, opponent: str, wins: int, losses: int, ties: int
-) -> None:
-    from ..match.stats import elo_estimate
-
-    games = wins + losses + ties
-    elo = elo_estimate(wins, ties, losses)
-    log.log(
-        "eval",
-        step,
-        opponent=opponent,
-        wins=wins,
-        losses=losses,
-        ties=ties,
-        win_rate=(wins + 0.5 * ties) / max(games, 1),
-        elo=elo.elo,
-        elo_low=elo.low,
-        elo_high=elo.high,
-    )
 
 
 class _Run:
@@ -470,7 +410,16 @@ def _evaluate(state: _Run, log: MetricsLog) -> None:
             sp.komi,
             seed + 1,
         )
-        _log_eval(log, step, f"uct-{uct_sims}", arena.wins, arena.losses, arena.ties)
+        log_eval(log, step, f"uct-{uct_sims}", arena.wins, arena.losses, arena.ties)
     if cfg.gnugo_every and cfg.gnugo_games and due % cfg.gnugo_every == 0:
-        wins, losses, ties = _gnugo_eval(state.dir, cfg, state.iteration)
-        _log_eval(log, step, f"gnugo-{cfg.gnugo_level}", wins, losses, ties)
+        wins, losses, ties = gnugo_match(
+            state.dir / "best.pt",
+            sp.size,
+            sp.komi,
+            cfg.eval_simulations,
+            cfg.gnugo_level,
+            cfg.gnugo_games,
+            parallel=cfg.workers,
+            sgf_dir=state.dir / "games" / f"gnugo-{state.iteration:04d}",
+        )
+        log_eval(log, step, f"gnugo-{cfg.gnugo_level}", wins, losses, ties)
