@@ -92,9 +92,11 @@ def test_shards_command(
     assert len(examples) == 6 * 12
     assert len(list(out.glob("shard-*.npz"))) == 4  # 20 + 20 + 20 + 12
     assert f"6 games, {6 * 12} examples" in capsys.readouterr().out
-    # No usable game: exit status 1 (and a warning for each skipped file).
-    with pytest.warns(UserWarning, match="not 9x9"):
-        assert main(["shards", str(sgf_dir), "--out", str(tmp_path / "none")]) == 1
+    # No usable game: exit status 1, and one line on stderr for each skipped file.
+    assert main(["shards", str(sgf_dir), "--out", str(tmp_path / "none")]) == 1
+    err = capsys.readouterr().err
+    skipped = [line for line in err.splitlines() if "skipped: 5x5, not 9x9" in line]
+    assert len(skipped) == 6 and all(s.startswith("alphago shards: ") for s in skipped)
 
 
 def test_train_sl_then_resume_then_report(

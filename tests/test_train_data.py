@@ -338,6 +338,9 @@ def test_game_examples_refuses_what_it_cannot_learn_from() -> None:
         ("Void", None),
         ("B", None),
         ("X+3", None),
+        ("White wins by resignation", goboard.WHITE),
+        ("Black wins by 2.5", goboard.BLACK),
+        ("Black won", None),
     ],
 )
 def test_result_winner(result: str | None, winner: int | None) -> None:
@@ -346,10 +349,15 @@ def test_result_winner(result: str | None, winner: int | None) -> None:
 
 def test_sgf_files(tmp_path: Path) -> None:
     (tmp_path / "a" / "b").mkdir(parents=True)
-    for name in ("a/b/x.sgf", "a/y.SGF", "a/z.txt", "w.sgf"):
+    for name in ("a/b/x.sgf", "a/y.SGF", "a/v.mgt", "a/z.txt", "w.sgf"):
         (tmp_path / name).write_text("")
     found = sgf_files([tmp_path / "a", tmp_path / "w.sgf"])
-    assert found == [tmp_path / "a/b/x.sgf", tmp_path / "a/y.SGF", tmp_path / "w.sgf"]
+    assert found == [
+        tmp_path / "a/b/x.sgf",
+        tmp_path / "a/v.mgt",
+        tmp_path / "a/y.SGF",
+        tmp_path / "w.sgf",
+    ]
     with pytest.raises(FileNotFoundError):
         sgf_files([tmp_path / "missing"])
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -284,7 +285,15 @@ def _cmd_shards(args: argparse.Namespace) -> int:
     from alphago.data.dataset import build_shards, sgf_files
 
     files = sgf_files(args.sgf)
-    with tqdm(total=len(files), desc="shards", unit="file", file=sys.stderr) as bar:
+    with (
+        tqdm(total=len(files), desc="shards", unit="file", file=sys.stderr) as bar,
+        warnings.catch_warnings(),
+    ):
+        # Skipped files are reported one line each, above the progress bar.
+        warnings.simplefilter("always")
+        warnings.showwarning = lambda message, *_: bar.write(
+            f"alphago shards: {message}", file=sys.stderr
+        )
         games, examples = build_shards(
             files,
             args.out,

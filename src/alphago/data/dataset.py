@@ -33,12 +33,16 @@ __all__ = ["build_shards", "game_examples", "result_winner", "sgf_files"]
 
 
 def result_winner(result: str | None) -> int | None:
-    """BLACK/WHITE for ``B+..``/``W+..``, 0 for a tie, None when there is no result."""
+    """BLACK/WHITE for ``B+..``/``W+..`` (or old files' ``White wins ...``), 0 for a
+    tie, None when there is no result."""
     text = (result or "").strip().upper()
     if text in ("0", "DRAW", "JIGO"):
         return 0
     if len(text) >= 2 and text[0] in "BW" and text[1] == "+":
         return goboard.BLACK if text[0] == "B" else goboard.WHITE
+    for name, colour in (("BLACK WINS", goboard.BLACK), ("WHITE WINS", goboard.WHITE)):
+        if text.startswith(name):
+            return colour
     return None
 
 
@@ -74,13 +78,19 @@ def game_examples(record: GameRecord, kind: str = "agz17") -> Examples:
     return Examples(np.stack(planes), policy, np.array(values, np.float32), kind)
 
 
+#: File name endings of game records in directories (``.mgt``: old SGF files, as in
+#: Debian's goban-original-games).
+SGF_SUFFIXES = (".sgf", ".mgt")
+
+
 def sgf_files(paths: Iterable[str | Path]) -> list[Path]:
-    """SGF files named by ``paths`` (files, or directories searched recursively)."""
+    """SGF files named by ``paths`` (files, or directories searched recursively for
+    the :data:`SGF_SUFFIXES`)."""
     found: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
             found.extend(
-                sorted(p for p in path.rglob("*") if p.suffix.lower() == ".sgf")
+                sorted(p for p in path.rglob("*") if p.suffix.lower() in SGF_SUFFIXES)
             )
         elif path.exists():
             found.append(path)
