@@ -15,7 +15,11 @@ import argparse
 import sys
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from alphago.nets.model import NetConfig
+    from alphago.train.learner import TrainConfig
 
 __all__ = ["TRAINING_COMMANDS", "add_training_commands"]
 
@@ -314,17 +318,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return _train_sl(args) if args.mode == "sl" else _train_rl(args)
 
 
-def _train_sl(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
+def _net_and_optimizer(
+    args: argparse.Namespace, **schedule: Any
+) -> tuple[NetConfig, TrainConfig]:
+    """The network and optimiser settings of the options both train modes share."""
     from alphago.nets.model import NetConfig
     from alphago.train.learner import TrainConfig
-    from alphago.train.sl import SLConfig, train_sl
 
-    resuming = (Path(args.run) / "checkpoint.pt").exists()
-    if not resuming and not args.data:
-        print("alphago train sl: a new run needs --data", file=sys.stderr)
-        return 2
     net = NetConfig(
         board_size=args.size,
         blocks=args.blocks,
@@ -337,8 +337,22 @@ def _train_sl(args: argparse.Namespace) -> int:
         l2=args.l2,
         value_weight=args.value_weight,
         batch_size=args.batch,
-        schedule=args.schedule,
-        total_steps=args.steps,
+        **schedule,
+    )
+    return net, train
+
+
+def _train_sl(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from alphago.train.sl import SLConfig, train_sl
+
+    resuming = (Path(args.run) / "checkpoint.pt").exists()
+    if not resuming and not args.data:
+        print("alphago train sl: a new run needs --data", file=sys.stderr)
+        return 2
+    net, train = _net_and_optimizer(
+        args, schedule=args.schedule, total_steps=args.steps
     )
     sl = SLConfig(
         steps=args.steps,
@@ -364,8 +378,6 @@ def _train_sl(args: argparse.Namespace) -> int:
 def _train_rl(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from alphago.nets.model import NetConfig
-    from alphago.train.learner import TrainConfig
     from alphago.train.rl import RLConfig, train_rl
     from alphago.train.selfplay import SelfPlayConfig
 
@@ -392,19 +404,7 @@ def _train_rl(args: argparse.Namespace) -> int:
         seed=args.seed,
         selfplay=selfplay,
     )
-    net = NetConfig(
-        board_size=args.size,
-        blocks=args.blocks,
-        filters=args.filters,
-        input_planes=args.planes,
-    )
-    train = TrainConfig(
-        optimizer=args.optimizer,
-        lr=args.lr,
-        l2=args.l2,
-        value_weight=args.value_weight,
-        batch_size=args.batch,
-    )
+    net, train = _net_and_optimizer(args)
     learner = train_rl(
         args.run,
         config,
