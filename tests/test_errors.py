@@ -48,7 +48,9 @@ def test_defaults(impl):
 
 
 @pytest.mark.parametrize(
-    "komi", [math.nan, math.inf, -math.inf], ids=["nan", "inf", "-inf"]
+    "komi",
+    [math.nan, math.inf, -math.inf, 10**400, -(10**400)],
+    ids=["nan", "inf", "-inf", "huge-int", "huge-negative-int"],
 )
 def test_komi_must_be_finite(impl, komi):
     with pytest.raises(ValueError):
@@ -59,6 +61,43 @@ def test_komi_must_be_finite(impl, komi):
     assert board.komi == 0.5
     with pytest.raises(ValueError):
         impl.from_stones(np.zeros((3, 3), dtype=np.int8), komi=komi)
+
+
+def test_board_whose_init_never_ran_is_the_default_board():
+    # Board.__new__ without __init__ used to leave NULL pointers that copy() followed.
+    import goboard
+
+    bare = goboard.Board.__new__(goboard.Board)
+    assert bare.copy() == goboard.Board()
+    assert bare.size == 19 and bare.komi == 7.5 and bare.rules == TROMP_TAYLOR
+    bare.play(60)
+    assert bare.copy().move_number == 1 and not bare.is_legal(60)
+    assert goboard.perft(goboard.Board.__new__(goboard.Board), 1) == 362
+
+
+def test_huge_komi_in_score_is_value_error(impl):
+    board = impl(9)
+    with pytest.raises(ValueError):
+        board.score(komi=10**400)
+    assert board.score() == -7.5
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"size": 20}, {"komi": math.nan}, {"komi": 10**400}, {"rules": "japanese"}],
+    ids=["size", "nan-komi", "huge-komi", "rules"],
+)
+def test_second_init_with_bad_arguments_changes_nothing(impl, bad):
+    board = impl(9, komi=0.5, rules="chinese")
+    board.play(40)
+    stones, zobrist = board.stones().copy(), board.zobrist
+    args = {"size": 9, "komi": 6.5, "rules": "tromp-taylor", **bad}
+    with pytest.raises((ValueError, TypeError)):
+        board.__init__(**args)
+    assert board.size == 9 and board.komi == 0.5 and board.rules == CHINESE
+    assert board.move_number == 1 and board.zobrist == zobrist
+    np.testing.assert_array_equal(board.stones(), stones)
+    assert not board.is_legal(40)  # the superko record was kept too
 
 
 @pytest.mark.parametrize("komi", ["7.5", None], ids=["str", "none"])

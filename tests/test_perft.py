@@ -84,3 +84,17 @@ def test_perft_bad_arguments() -> None:
         goboard.perft(goboard.Board(5), -1)
     with pytest.raises(TypeError):
         goboard.perft(goboard.Board(5), 1.5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("depth", [65, 1500, 2**29 + 5, 2**31 - 1])
+def test_perft_depth_beyond_the_cap_is_refused_at_once(depth: int) -> None:
+    # 1500 overflowed the C stack; 2**29..2**30 looped forever sizing the key set.
+    board = goboard.Board(9, rules="chinese")
+    with pytest.raises(ValueError, match="depth"):
+        goboard.perft(board, depth)
+    finished = goboard.Board(2)
+    finished.play(4)
+    finished.play(4)
+    assert goboard.perft(finished, goboard.MAX_PERFT_DEPTH) == 0
+    with pytest.raises(ValueError, match="depth"):
+        goboard.perft(finished, goboard.MAX_PERFT_DEPTH + 1)

@@ -187,3 +187,64 @@ def test_pool_constructor_errors() -> None:
         goboard.Pool([goboard.Board(5), goboard.Board(7)], 4)
     with pytest.raises(ValueError):
         goboard.Pool([goboard.Board(5)], 0)
+
+
+def test_child_that_is_an_ancestor_of_its_parent_is_refused() -> None:
+    # Writing slot 1 below its own descendant would make the parent links a cycle
+    # that every walk up the tree follows forever (it segfaulted).
+    pool = goboard.Pool([goboard.Board(9)], 8)
+    pool.expand([0], [0], [1])
+    pool.expand([1], [1], [2])
+    with pytest.raises(ValueError, match="ancestor"):
+        pool.expand([2], [2], [1])
+    assert pool.parent(1) == 0 and pool.parent(2) == 1
+    assert pool.legal_masks([1, 2]).sum() == 81 + 80  # 80 and 79 empty points + pass
+
+
+def test_two_children_that_are_each_others_ancestors_are_refused() -> None:
+    # No single entry writes its own ancestor, but together they would close a cycle.
+    pool = goboard.Pool([goboard.Board(9)], 8)
+    pool.expand([0, 0], [0, 1], [1, 2])
+    pool.expand([1, 2], [5, 6], [3, 4])
+    with pytest.raises(ValueError, match="ancestor"):
+        pool.expand([3, 4], [7, 8], [2, 1])
+    assert [pool.parent(s) for s in (1, 2, 3, 4)] == [0, 0, 1, 2]
+
+
+def test_failed_allocation_is_a_memory_error_and_frees_nothing_twice() -> None:
+    board = goboard.Board(9)
+    with pytest.raises(MemoryError):
+        goboard.Pool([board] * 3, 2**29)  # ~9 TB of boards
+    assert board.legal_moves() == list(range(82))  # the heap is intact
+
+
+def test_second_init_failing_leaves_the_pool_as_it_was() -> None:
+    pool = goboard.Pool([goboard.Board(9)], 8)
+    pool.expand([0], [40], [1])
+    with pytest.raises(ValueError):
+        pool.__init__([goboard.Board(9)], 2**40)
+    with pytest.raises(MemoryError):
+        pool.__init__([goboard.Board(9)] * 3, 2**29)
+    assert pool.slots_per_root == 8 and pool.move(1) == 40
+    assert not pool.legal_masks([1])[0, 40]
+    pool.__init__([goboard.Board(5)] * 2, 4)  # a good one replaces everything
+    assert (pool.games, pool.slots_per_root, pool.size) == (2, 4, 5)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda p: p.size,
+        lambda p: p.legal_masks([]),
+        lambda p: p.features([]),
+        lambda p: p.playouts([], 1, 0),
+        lambda p: p.expand([0], [0], [1]),
+        lambda p: p.board(0),
+        lambda p: p.reroot(0, 0),
+        lambda p: p.set_root(0, goboard.Board(9)),
+    ],
+)
+def test_pool_whose_init_never_ran_raises(call) -> None:
+    pool = goboard.Pool.__new__(goboard.Pool)
+    with pytest.raises(ValueError):
+        call(pool)

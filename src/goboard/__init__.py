@@ -3,6 +3,7 @@
 from . import symmetries
 from ._board import (
     FEATURE_KINDS,
+    MAX_PERFT_DEPTH,
     Board,
     Pool,
     feature_planes,
@@ -21,6 +22,7 @@ __all__ = [
     "CHINESE",
     "EMPTY",
     "FEATURE_KINDS",
+    "MAX_PERFT_DEPTH",
     "MAX_SIZE",
     "MIN_SIZE",
     "TROMP_TAYLOR",

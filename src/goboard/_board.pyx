@@ -16,7 +16,7 @@ import numpy as np
 
 from .coords import check_size, from_gtp
 from .errors import IllegalMoveError
-from .rules import Rules, check_komi
+from .rules import TROMP_TAYLOR, Rules, check_komi
 from .text import check_stones
 
 _KO_RULES = {"simple": cb.GB_KO_SIMPLE, "positional": cb.GB_KO_POSITIONAL,
@@ -27,6 +27,9 @@ _ILLEGAL = {cb.GB_ERR_OFF_BOARD, cb.GB_ERR_OCCUPIED, cb.GB_ERR_KO, cb.GB_ERR_SUI
 
 # Python ints of every point, so legal_moves() allocates no int objects.
 cdef tuple _POINTS = tuple(range(cb.GB_MAX_POINTS + 1))
+
+# Passed to Board.__new__ by the module's own copies, which set every field themselves.
+cdef object _BARE = object()
 
 # Superko key slots a new board starts with (doubled when half full).
 DEF _INITIAL_SLOTS = 128
@@ -110,12 +113,26 @@ cdef class Board:
 
     __hash__ = None
 
-    def __cinit__(self):
+    def __cinit__(self, *args, **kwargs):
+        # Every object is a valid board from birth, even one made by Board.__new__
+        # whose __init__ never runs: the empty 19x19 board of Board(). Only the
+        # module's own copies (_BARE) skip this, as they overwrite every field.
         self.seen.slots = NULL
+        if args and args[0] is _BARE:
+            return
+        cb.gb_board_init(&self.b, 19)
+        self._komi = 7.5
+        self._set_rules(TROMP_TAYLOR)
+        self._start_record()
 
     def __init__(self, size=19, komi=7.5, rules="tromp-taylor"):
-        _check(cb.gb_board_init(&self.b, check_size(size)))
-        self._komi = check_komi(komi)
+        # Check everything before changing anything: a second __init__ with a bad
+        # argument leaves the board as it was.
+        cdef int n = check_size(size)
+        cdef double k = check_komi(komi)
+        rules = Rules.coerce(rules)
+        _check(cb.gb_board_init(&self.b, n))
+        self._komi = k
         self._set_rules(rules)
         self._start_record()
 
@@ -325,7 +342,7 @@ cdef class Board:
 
     def copy(self):
         """An independent copy: struct copies plus the superko key set."""
-        cdef Board other = Board.__new__(Board)
+        cdef Board other = Board.__new__(Board, _BARE)
         other.b = self.b
         other.crules = self.crules
         other._rules = self._rules
@@ -630,15 +647,23 @@ def playouts(board, n, seed, max_moves=None, ownership=False):
     return (scores, placed, owners) if ownership else (scores, placed)
 
 
+#: The deepest perft: bounds gb_perft's recursion (its C stack).
+MAX_PERFT_DEPTH = 64
+
+
 def perft(board, depth):
     """Leaves of the legal-move tree ``depth`` moves deep (pass included) under the
     board's own rules and superko history; a finished game has no moves."""
     if not isinstance(board, Board):
         raise TypeError(f"board must be a goboard.Board, not {type(board).__name__}")
     cdef Board start = board
-    cdef int d = _count(depth, "depth")
+    cdef int64_t d = _count(depth, "depth")
+    # gb_perft recurses once per ply with a board on the stack (~7 kB a frame); no
+    # position has a tree this deep that could be counted in a lifetime anyway.
+    if d > MAX_PERFT_DEPTH:
+        raise ValueError(f"depth must be in 0..{MAX_PERFT_DEPTH}, not {d}")
     # A private key set with room for the keys the search adds along a line.
-    cdef int32_t capacity = 2
+    cdef int64_t capacity = 2
     while capacity < 2 * (start.seen.count + d + 1):
         capacity *= 2
     cdef uint64_t *slots = <uint64_t *>PyMem_Malloc(capacity * sizeof(uint64_t))
@@ -654,7 +679,7 @@ def perft(board, depth):
             cb.gb_keyset_insert(&keys, start.seen.slots[i])
     try:
         with nogil:
-            leaves = cb.gb_perft(&start.b, &start.crules, &keys, d)
+            leaves = cb.gb_perft(&start.b, &start.crules, &keys, <int>d)
     finally:
         PyMem_Free(slots)
     return leaves
@@ -679,6 +704,25 @@ cdef _int_array(values, dtype, what):
 
 # ---- search-tree positions ----------------------------------------------------------
 
+cdef void _pool_free(cb.gb_pool *p, uint64_t *path) noexcept:
+    """Free what a pool struct owns (NULL pointers are fine) and zero it."""
+    if p.record != NULL:
+        for i in range(p.games):
+            PyMem_Free(p.record[i].slots)
+    PyMem_Free(p.boards)
+    PyMem_Free(p.parent)
+    PyMem_Free(p.move)
+    PyMem_Free(p.key)
+    PyMem_Free(p.valid)
+    PyMem_Free(p.stamp)
+    PyMem_Free(p.rules)
+    PyMem_Free(p.komi)
+    PyMem_Free(p.record)
+    PyMem_Free(p.past)
+    PyMem_Free(path)
+    memset(p, 0, sizeof(p[0]))
+
+
 cdef class Pool:
     """Positions of search trees, one C board per node (see pool.h and the README).
 
@@ -701,50 +745,51 @@ cdef class Pool:
         cdef int64_t m = _count(slots_per_root, "slots_per_root")
         if m < 1 or g * m >= (1 << 31):
             raise ValueError(f"slots_per_root must be in 1..2**31 / games, not {m}")
-        self.p.games = <int32_t>g
-        self.p.slots_per_root = <int32_t>m
+        # Allocate into a fresh struct and only then let go of the old one: a failed
+        # allocation (or a second __init__) never leaves a half-built pool behind.
+        cdef cb.gb_pool fresh
+        cdef uint64_t *path = NULL
+        memset(&fresh, 0, sizeof(fresh))
         n = g * m
-        self.p.boards = <cb.gb_board *>PyMem_Malloc(n * sizeof(cb.gb_board))
-        self.p.parent = <int32_t *>PyMem_Malloc(n * sizeof(int32_t))
-        self.p.move = <int16_t *>PyMem_Malloc(n * sizeof(int16_t))
-        self.p.key = <uint64_t *>PyMem_Malloc(n * sizeof(uint64_t))
-        self.p.valid = <uint8_t *>PyMem_Malloc(n * sizeof(uint8_t))
-        self.p.rules = <cb.gb_rules *>PyMem_Malloc(g * sizeof(cb.gb_rules))
-        self.p.komi = <double *>PyMem_Malloc(g * sizeof(double))
-        self.p.record = <cb.gb_keyset *>PyMem_Malloc(g * sizeof(cb.gb_keyset))
-        self.p.past = <cb.gb_stone_history *>PyMem_Malloc(
+        fresh.boards = <cb.gb_board *>PyMem_Malloc(n * sizeof(cb.gb_board))
+        fresh.parent = <int32_t *>PyMem_Malloc(n * sizeof(int32_t))
+        fresh.move = <int16_t *>PyMem_Malloc(n * sizeof(int16_t))
+        fresh.key = <uint64_t *>PyMem_Malloc(n * sizeof(uint64_t))
+        fresh.valid = <uint8_t *>PyMem_Malloc(n * sizeof(uint8_t))
+        fresh.stamp = <uint32_t *>PyMem_Malloc(n * sizeof(uint32_t))
+        fresh.rules = <cb.gb_rules *>PyMem_Malloc(g * sizeof(cb.gb_rules))
+        fresh.komi = <double *>PyMem_Malloc(g * sizeof(double))
+        fresh.record = <cb.gb_keyset *>PyMem_Malloc(g * sizeof(cb.gb_keyset))
+        fresh.past = <cb.gb_stone_history *>PyMem_Malloc(
             g * sizeof(cb.gb_stone_history))
-        self.path = <uint64_t *>PyMem_Malloc(m * sizeof(uint64_t))
-        self.p.stamp = <uint32_t *>PyMem_Malloc(n * sizeof(uint32_t))
-        if (self.p.stamp == NULL or self.p.boards == NULL or self.p.parent == NULL
-                or self.p.move == NULL
-                or self.p.key == NULL or self.p.valid == NULL or self.p.rules == NULL
-                or self.p.komi == NULL or self.p.record == NULL or self.p.past == NULL
-                or self.path == NULL):
-            raise MemoryError()
-        memset(self.p.valid, 0, n)
-        memset(self.p.stamp, 0, n * sizeof(uint32_t))
-        self.p.epoch = 0
-        memset(self.p.record, 0, g * sizeof(cb.gb_keyset))
+        path = <uint64_t *>PyMem_Malloc(m * sizeof(uint64_t))
+        if fresh.record != NULL:
+            memset(fresh.record, 0, g * sizeof(cb.gb_keyset))  # slots NULL until set
+        fresh.games = <int32_t>g
+        if (fresh.boards == NULL or fresh.parent == NULL or fresh.move == NULL
+                or fresh.key == NULL or fresh.valid == NULL or fresh.stamp == NULL
+                or fresh.rules == NULL or fresh.komi == NULL or fresh.record == NULL
+                or fresh.past == NULL or path == NULL):
+            _pool_free(&fresh, path)
+            raise MemoryError(f"no memory for a pool of {g} x {m} positions")
+        memset(fresh.valid, 0, n)
+        memset(fresh.stamp, 0, n * sizeof(uint32_t))
+        fresh.epoch = 0
+        fresh.slots_per_root = <int32_t>m
+        _pool_free(&self.p, self.path)
+        self.p = fresh
+        self.path = path
         self._rules = [None] * g
         for i in range(g):
             self.set_root(i, games[i])
 
     def __dealloc__(self):
-        if self.p.record != NULL:
-            for i in range(self.p.games):
-                PyMem_Free(self.p.record[i].slots)
-        PyMem_Free(self.p.boards)
-        PyMem_Free(self.p.parent)
-        PyMem_Free(self.p.move)
-        PyMem_Free(self.p.key)
-        PyMem_Free(self.p.valid)
-        PyMem_Free(self.p.rules)
-        PyMem_Free(self.p.komi)
-        PyMem_Free(self.p.record)
-        PyMem_Free(self.p.past)
-        PyMem_Free(self.path)
-        PyMem_Free(self.p.stamp)
+        _pool_free(&self.p, self.path)
+
+    cdef int _ready(self) except -1:
+        if self.p.boards == NULL:
+            raise ValueError("this Pool was never initialised: call Pool(roots, slots)")
+        return 0
 
     @property
     def games(self):
@@ -756,6 +801,7 @@ cdef class Pool:
 
     @property
     def size(self):
+        self._ready()
         return self.p.boards[0].size
 
     def set_root(self, g, board):
@@ -792,6 +838,7 @@ cdef class Pool:
 
     cdef _slots(self, slots):
         """Slots as a contiguous int64 array, each in the pool, holding a position."""
+        self._ready()
         arr = _int_array(slots, np.int64, "slots")
         cdef const int64_t[::1] view = arr
         cdef int64_t failed = 0
@@ -816,6 +863,7 @@ cdef class Pool:
             goboard.IllegalMoveError: an illegal action (superko along the path
                 included); nothing is changed.
         """
+        self._ready()
         cdef const int64_t[::1] pv = _int_array(parents, np.int64, "parents")
         cdef const int64_t[::1] cv = _int_array(children, np.int64, "children")
         cdef const int32_t[::1] av = _int_array(actions, np.int32, "actions")
@@ -945,7 +993,7 @@ cdef class Pool:
         path from the root."""
         cdef int64_t s = self._slot(slot)
         cdef int32_t g = s // self.p.slots_per_root
-        cdef Board board = Board.__new__(Board)
+        cdef Board board = Board.__new__(Board, _BARE)
         board.b = self.p.boards[s]
         board.crules = self.p.rules[g]
         board._rules = self._rules[g]

@@ -152,7 +152,7 @@ gb_strerror(int code)
     case GB_ERR_NO_LIBERTY: return "a string has no liberty";
     case GB_ERR_SLOT:
         return "slot outside the pool or the parent's game, a root as child, or a child "
-               "repeated or also a parent";
+               "repeated or also a parent or an ancestor of one";
     case GB_ERR_EMPTY_SLOT: return "a slot holds no position";
     case GB_ERR_CHECK_LAYOUT: return "invariant broken: walls or board layout";
     case GB_ERR_CHECK_EMPTY_LIST: return "invariant broken: empty-point list";

@@ -54,6 +54,18 @@ stamp_children(gb_pool *p, const int64_t *parents, const int64_t *children, int6
     return GB_OK;
 }
 
+/* True if `slot` or one of its ancestors is a child of the current call: writing that
+ * child would put a cycle in the parent links (and every walk up the tree would loop). */
+static bool
+path_has_child(const gb_pool *p, int64_t slot)
+{
+    for (int64_t s = slot; s >= 0; s = p->parent[s]) {
+        if (p->stamp[s] == p->epoch)
+            return true;
+    }
+    return false;
+}
+
 int
 gb_pool_expand(gb_pool *p, const int64_t *parents, const int32_t *points,
                const int64_t *children, int64_t n, uint64_t *path, int64_t *failed)
@@ -62,7 +74,7 @@ gb_pool_expand(gb_pool *p, const int64_t *parents, const int32_t *points,
     for (int64_t i = 0; i < n && rc == GB_OK; i++) {
         const gb_board *b = &p->boards[parents[i]];
         int area = b->size * b->size;
-        if (p->stamp[parents[i]] == p->epoch) {
+        if (path_has_child(p, parents[i])) {
             rc = GB_ERR_SLOT;
         } else if (!p->valid[parents[i]]) {
             rc = GB_ERR_EMPTY_SLOT;

@@ -48,7 +48,8 @@ int gb_pool_check_slots(const gb_pool *p, const int64_t *slots, int64_t n, int64
 
 /* For each i, slot children[i] becomes parents[i] after playing points[i] (size * size
  * is pass). Checks everything first (slots in range and in the parent's game, children
- * distinct, not roots and not parents of the call, parents set, points on the board,
+ * distinct, not roots and neither parents of the call nor their ancestors, parents set,
+ * points on the board,
  * legality with superko along the path) and changes nothing on error: returns GB_OK, or
  * an error code with *failed = i. path is scratch with room for slots_per_root keys. */
 int gb_pool_expand(gb_pool *p, const int64_t *parents, const int32_t *points,

@@ -117,9 +117,9 @@ class Board:
     def __init__(
         self, size: int = 19, komi: float = 7.5, rules: str | Rules = "tromp-taylor"
     ) -> None:
-        self._size = check_size(size)
-        self._komi = check_komi(komi)
-        self._rules = Rules.coerce(rules)
+        # All checks first: a failed second __init__ leaves the board as it was.
+        size, komi, rules = check_size(size), check_komi(komi), Rules.coerce(rules)
+        self._size, self._komi, self._rules = size, komi, rules
         self._nbrs = _neighbour_table(self._size)
         self._reset([EMPTY] * (self._size * self._size), BLACK)
 

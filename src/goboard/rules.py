@@ -79,7 +79,10 @@ def check_komi(komi: object) -> float:
     """Return ``komi`` as a float if it is a finite real number, else raise."""
     if isinstance(komi, bool) or not isinstance(komi, numbers.Real):
         raise TypeError(f"komi must be a real number, not {type(komi).__name__}")
-    value = float(komi)
+    try:
+        value = float(komi)
+    except OverflowError:  # an int beyond float range, e.g. 10**400
+        raise ValueError("komi must be finite, not beyond float range") from None
     if not math.isfinite(value):
         raise ValueError(f"komi must be finite, not {value}")
     return value
