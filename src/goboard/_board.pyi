@@ -45,6 +45,7 @@ def playouts(
     *,
     ownership: Literal[True],
 ) -> tuple[NDArray[np.float64], NDArray[np.int32], NDArray[np.int32]]: ...
+
 MAX_PERFT_DEPTH: int
 
 def perft(board: Board, depth: int) -> int: ...
