@@ -36,6 +36,7 @@ from typing import Any
 
 import torch
 from torch import Tensor, nn
+from torch.nn import functional as F
 
 __all__ = [
     "INPUT_PLANES",
@@ -138,16 +139,55 @@ class NetConfig:
         return cls.from_dict(json.loads(text))
 
 
-class BatchNorm(nn.BatchNorm2d):
-    """Batch norm with a learned shift (``bias``) and no learned scale.
+class BatchNorm(nn.Module):
+    """Batch norm over ``[B, F, N, N]`` with a learned shift (``bias``) and no learned
+    scale: ``y = (x - mean) / sqrt(var + eps) + bias``.
 
-    State: ``bias``, ``running_mean``, ``running_var`` (each ``[F]``) and
-    ``num_batches_tracked``.
+    Training mode normalises with the batch's mean and (biased) variance and moves the
+    running statistics towards the batch's by ``momentum`` (the variance unbiased),
+    counting steps in ``num_batches_tracked``; eval mode uses the running statistics.
+    That is ``nn.BatchNorm2d(affine=False)``'s arithmetic, and the state is the same:
+    ``bias``, ``running_mean``, ``running_var`` (each ``[F]``, float32) and
+    ``num_batches_tracked`` (int64 scalar), so weights files written when this class
+    was an ``nn.BatchNorm2d`` with a hand-added bias load unchanged.
+
+    The shift is added after ``F.batch_norm`` rather than passed to it: batch norm's
+    CUDA backward rejects a bias without a weight ("tensor does not have a device").
     """
 
-    def __init__(self, channels: int) -> None:
-        super().__init__(channels, eps=BN_EPS, affine=False)
+    num_batches_tracked: Tensor
+    running_mean: Tensor
+    running_var: Tensor
+
+    def __init__(self, channels: int, momentum: float = 0.1, eps: float = BN_EPS):
+        super().__init__()
+        self.num_features = channels
+        self.momentum = momentum
+        self.eps = eps
         self.bias = nn.Parameter(torch.zeros(channels))
+        self.register_buffer("running_mean", torch.zeros(channels))
+        self.register_buffer("running_var", torch.ones(channels))
+        self.register_buffer("num_batches_tracked", torch.tensor(0, dtype=torch.long))
+
+    def forward(self, x: Tensor) -> Tensor:
+        if self.training:
+            self.num_batches_tracked.add_(1)
+        y = F.batch_norm(
+            x,
+            self.running_mean,
+            self.running_var,
+            None,
+            None,
+            self.training,
+            self.momentum,
+            self.eps,
+        )
+        # Under autocast y may be bf16/fp16: add the shift in y's type so the next
+        # layer does not get a float32 tensor (twice the memory traffic).
+        return y + self.bias.to(y.dtype)[None, :, None, None]
+
+    def extra_repr(self) -> str:
+        return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}"
 
 
 def _conv_bn(cin: int, cout: int, kernel: int) -> tuple[nn.Conv2d, BatchNorm]:
