@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import goboard
-from alphago.gtp import Engine
+from alphago.gtp import DEFAULT_VERSION, Engine
 from alphago.gtp.protocol import parse_command, preprocess
 
 
@@ -42,7 +42,7 @@ def test_responses_framing_and_ids() -> None:
     e = make_engine()
     assert e.handle("1 protocol_version") == "=1 2\n\n"
     assert e.handle("name") == "= alphago\n\n"
-    assert e.handle("\t7\tversion # x") == "=7 0.1.0\n\n"
+    assert e.handle("\t7\tversion # x") == f"=7 {DEFAULT_VERSION}\n\n"
     assert e.handle("") is None
     assert e.handle("# comment") is None
     assert e.handle("3 nonsense") == "?3 unknown command nonsense\n\n"
@@ -312,3 +312,20 @@ def test_fuzzed_commands_get_one_well_formed_response(
         )
     e.board._check_invariants()
     assert e.handle("name") == "= alphago\n\n"
+
+
+def lizzie_accepts(version: str) -> bool:
+    """Lizzie 0.7.4's check: the second dot-separated field, as an int, >= 15 (a
+    smaller one, or one that is not an int, stalls Lizzie's engine thread)."""
+    fields = version.split(".")
+    return len(fields) > 1 and fields[1].isdigit() and int(fields[1]) >= 15
+
+
+def test_default_version_passes_lizzies_check_and_names_our_version() -> None:
+    import alphago
+
+    assert lizzie_accepts(DEFAULT_VERSION)
+    assert DEFAULT_VERSION.endswith(alphago.__version__)
+    assert not lizzie_accepts("0.1.0") and not lizzie_accepts("3.8")
+    e = make_engine(version="1.15.3")
+    assert e.handle("version") == "= 1.15.3\n\n"

@@ -23,13 +23,20 @@ from alphago.cli_train import TRAINING_COMMANDS, add_training_commands
 if TYPE_CHECKING:
     from alphago.match import MatchGame
     from alphago.player import Player
+    from alphago.player_choice import PlayerChoice
 
 __all__ = ["build_parser", "main"]
 
 
-def _add_engine_options(p: argparse.ArgumentParser, size: int) -> None:
+def _add_engine_options(p: argparse.ArgumentParser, size: int | None) -> None:
     p.add_argument(
-        "--size", type=int, default=size, help="board size (default %(default)s)"
+        "--size",
+        type=int,
+        default=size,
+        help="board size (default: %(default)s)"
+        if size is not None
+        else "board size at start (default: the --weights network's, else 19); "
+        "GTP boardsize picks the player for each size",
     )
     p.add_argument("--komi", type=float, default=7.5, help="komi (default %(default)s)")
     p.add_argument(
@@ -54,6 +61,14 @@ def _add_engine_options(p: argparse.ArgumentParser, size: int) -> None:
         "--threads", type=int, default=None, help="torch threads for the network"
     )
     p.add_argument("--device", default="cpu", help="torch device (default cpu)")
+    p.add_argument(
+        "--analysis-memory",
+        type=int,
+        default=1024,
+        metavar="MB",
+        help="memory for the search tree kept while analysing and between moves "
+        "(default %(default)s MB)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,9 +81,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     gtp = sub.add_parser("gtp", help="run the GTP engine on stdin/stdout")
-    _add_engine_options(gtp, 19)
+    _add_engine_options(gtp, None)
     gtp.add_argument(
         "--rules", default="chinese", help="rules preset (default %(default)s)"
+    )
+    gtp.add_argument(
+        "--gtp-version",
+        "--override-version",
+        dest="gtp_version",
+        metavar="TEXT",
+        default=None,
+        help="what GTP 'version' answers (default: 0.17.0+alphago.<version>, which "
+        "Lizzie accepts)",
     )
 
     play = sub.add_parser("play", help="play the engine in the terminal")
@@ -132,46 +156,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def player_choice(args: argparse.Namespace) -> PlayerChoice:
+    """The command line's rule for which player plays each board size."""
+    from alphago.player_choice import PlayerChoice, PlayerSpec
+
+    spec = PlayerSpec(
+        simulations=args.simulations,
+        seed=args.seed,
+        weights=args.weights,
+        uct=args.uct,
+        device=args.device,
+        threads=args.threads,
+        analysis_memory_mb=args.analysis_memory,
+    )
+    return PlayerChoice(spec)
+
+
 def make_player(args: argparse.Namespace) -> Player:
-    """The engine's player: PUCT over ``--weights`` or the shipped network of the
-    board size; UCT with random playouts with ``--uct`` or when no network ships."""
-    import search
-    from alphago.nets.shipped import shipped_weights
-
-    weights = args.weights
-    if weights is None and not args.uct:
-        weights = shipped_weights(args.size)
-    if args.uct and args.weights is not None:
-        raise ValueError("--uct and --weights exclude each other")
-    if weights is None:
-        from alphago.player import UCTPlayer
-
-        return UCTPlayer(search.UCTConfig(num_simulations=args.simulations), args.seed)
-    from alphago.nets import NetEvaluator, load_network
-    from alphago.player import SearchPlayer
-
-    model = load_network(weights, map_location=args.device)
-    if model.config.board_size != args.size:
-        raise ValueError(
-            f"the network is for {model.config.board_size}x"
-            f"{model.config.board_size}, not --size {args.size}"
-        )
-    evaluator = NetEvaluator(
-        model, device=args.device, threads=args.threads, seed=args.seed
-    )
-    # Several leaves per network call (virtual loss): a batch of 16 doubles positions/s
-    # on CPU over single positions, at a small cost in search quality.
-    config = search.SearchConfig(
-        num_simulations=args.simulations, leaves_per_batch=min(16, args.simulations)
-    )
-    return SearchPlayer(evaluator, config, seed=args.seed)
+    """The player for ``--size``: see :mod:`alphago.player_choice`."""
+    choice = player_choice(args)
+    return choice.player_for(choice.default_size() if args.size is None else args.size)
 
 
 def _cmd_gtp(args: argparse.Namespace) -> int:
-    from alphago.gtp import Engine, serve
+    from alphago.gtp import DEFAULT_VERSION, Engine, serve
 
+    choice = player_choice(args)
+    size = choice.default_size() if args.size is None else args.size
     engine = Engine(
-        make_player(args), board_size=args.size, komi=args.komi, rules=args.rules
+        choice.player_for(size),
+        board_size=size,
+        komi=args.komi,
+        rules=args.rules,
+        version=args.gtp_version or DEFAULT_VERSION,
+        players=choice.player_for,
     )
     serve(engine, sys.stdin, sys.stdout)
     return 0

@@ -10,9 +10,9 @@ clocks, scoring, SGF), ``commands_analysis`` and ``analysis`` (lz-/kata-analyze)
 
 from __future__ import annotations
 
-from .engine import Context, Engine
+from .engine import DEFAULT_VERSION, Context, Engine
 from .protocol import GtpError
 from .serve import serve
 from .timing import TimeManager
 
-__all__ = ["Context", "Engine", "GtpError", "TimeManager", "serve"]
+__all__ = ["DEFAULT_VERSION", "Context", "Engine", "GtpError", "TimeManager", "serve"]

@@ -23,12 +23,19 @@ import goboard
 from goboard import coords
 from goboard.rules import check_komi
 
+from .. import __version__ as _package_version
 from .. import sgf
 from ..player import Player
 from .protocol import GtpError, error, parse_command, success
 from .timing import TimeManager
 
-__all__ = ["Context", "Engine", "Handler"]
+__all__ = ["DEFAULT_VERSION", "Context", "Engine", "Handler"]
+
+#: What ``version`` answers by default. Lizzie reads the second number as a Leela Zero
+#: release and, below 15, shows a modal dialog from its engine thread that deadlocks it;
+#: so the answer starts with the Leela Zero protocol level we speak (0.17: lz-analyze
+#: with avoid/allow), then our own version. ``--gtp-version`` overrides it.
+DEFAULT_VERSION = f"0.17.0+alphago.{_package_version}"
 
 
 @dataclass
@@ -64,7 +71,10 @@ class Engine:
         komi: initial komi.
         rules: rules preset or ``goboard.Rules`` for the board.
         resign: allow ``genmove`` to answer ``resign`` when the search says so.
-        name, version: what ``name`` and ``version`` answer.
+        name, version: what ``name`` and ``version`` answer (see
+            :data:`DEFAULT_VERSION`).
+        players: picks the player when ``boardsize`` changes the size (None: keep
+            ``player`` for every size).
         dead_threshold: a stone is dead when the ownership estimate gives its point to
             the other colour by more than this (``final_status_list``).
     """
@@ -78,8 +88,9 @@ class Engine:
         *,
         resign: bool = False,
         name: str = "alphago",
-        version: str = "0.1.0",
+        version: str = DEFAULT_VERSION,
         dead_threshold: float = 0.4,
+        players: Callable[[int], Player] | None = None,
     ) -> None:
         from . import commands, commands_analysis, commands_game
 
@@ -91,6 +102,7 @@ class Engine:
         self.name = name
         self.version = version
         self.dead_threshold = dead_threshold
+        self.players = players
         self.time = TimeManager()
         self.setup: dict[int, list[int]] = {}
         self.moves: list[tuple[int, int]] = []

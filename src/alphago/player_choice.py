@@ -1,0 +1,194 @@
+"""Which player plays which board size: one rule for ``alphago gtp`` and ``play``.
+
+GUIs start an engine with no options and then send ``boardsize``, so the player cannot
+be fixed when the process starts. :class:`PlayerChoice` picks one per size, lazily, and
+caches it:
+
+- ``--uct``: plain UCT with random playouts at every size;
+- ``--weights FILE``: PUCT over that network at its own size; any other size is
+  refused (:class:`UnacceptableSize`, GTP's ``? unacceptable size``): the user asked
+  for that network, and a silent switch to a much weaker player would mislead;
+- neither: the network shipped for the size when there is one, else UCT.
+
+Each choice is announced once on the log stream (stderr), so a GUI's engine log says
+what is playing.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import search
+
+if TYPE_CHECKING:
+    from alphago.nets import PolicyValueNet
+    from alphago.player import Player
+
+__all__ = ["PlayerChoice", "PlayerSpec", "UnacceptableSize"]
+
+#: Bytes of search tree per node beyond the board: visits, values and flags (~33 B)
+#: plus a prior and a child index per action.
+_TREE_BYTES_FIXED = 40
+_TREE_BYTES_PER_ACTION = 8
+#: goboard.Pool keeps one C board per node (its size does not depend on N).
+_POOL_BYTES = 5_900
+
+
+class UnacceptableSize(ValueError):
+    """The configured player cannot play this board size."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSpec:
+    """What the command line asked for (see ``alphago gtp --help``).
+
+    ``analysis_memory_mb`` bounds the search tree kept for pondering: the tree holds
+    up to that many megabytes of nodes (never fewer than a move's search needs).
+    """
+
+    simulations: int = 800
+    seed: int = 0
+    weights: str | None = None
+    uct: bool = False
+    device: str = "cpu"
+    threads: int | None = None
+    analysis_memory_mb: int = 1024
+
+    def __post_init__(self) -> None:
+        if self.uct and self.weights is not None:
+            raise ValueError("--uct and --weights exclude each other")
+        if self.simulations < 1:
+            raise ValueError(f"--simulations must be >= 1, not {self.simulations}")
+        if self.analysis_memory_mb < 1:
+            raise ValueError(
+                f"--analysis-memory must be >= 1 MB, not {self.analysis_memory_mb}"
+            )
+
+
+def tree_nodes(size: int, memory_mb: int, at_least: int) -> int:
+    """Nodes of a size x size tree that fit in ``memory_mb`` (at least ``at_least``)."""
+    per_node = _POOL_BYTES + _TREE_BYTES_FIXED + _TREE_BYTES_PER_ACTION * (size**2 + 1)
+    return max(at_least, memory_mb * 2**20 // per_node)
+
+
+class PlayerChoice:
+    """Players by board size under the rule in the module docstring.
+
+    Args:
+        spec: the command line's choices.
+        log: where each choice is announced (default: stderr).
+    """
+
+    def __init__(
+        self, spec: PlayerSpec, log: Callable[[str], None] | None = None
+    ) -> None:
+        self.spec = spec
+        self._log = log if log is not None else _stderr
+        self._players: dict[int, Player] = {}
+        self._network: PolicyValueNet | None = (
+            None  # the --weights network, loaded once
+        )
+
+    def default_size(self) -> int:
+        """The size to start at: the --weights network's own, else 19."""
+        if self.spec.weights is not None:
+            return self._weights_network().config.board_size
+        return 19
+
+    def player_for(self, size: int) -> Player:
+        """The player for size x size boards (made on first use, then cached).
+
+        Raises:
+            UnacceptableSize: --weights were given for another size.
+            WeightsError, OSError: the network file cannot be loaded.
+        """
+        if size not in self._players:
+            player, what = self._make(size)
+            self._log(f"alphago: {size}x{size}: {what}")
+            self._players[size] = player
+        return self._players[size]
+
+    def can_play(self, size: int) -> bool:
+        """True if :meth:`player_for` would accept ``size`` (loads nothing new)."""
+        if self.spec.weights is None:
+            return True
+        return self._weights_network().config.board_size == size
+
+    # -- making players ----------------------------------------------------------
+
+    def _make(self, size: int) -> tuple[Player, str]:
+        from alphago.nets.shipped import shipped_weights
+
+        spec = self.spec
+        if spec.uct:
+            return self._uct(size), "plain UCT with random playouts (--uct)"
+        if spec.weights is not None:
+            net = self._weights_network()
+            n = net.config.board_size
+            if n != size:
+                raise UnacceptableSize(
+                    f"unacceptable size: --weights {spec.weights} is a {n}x{n} network"
+                )
+            return self._puct(net, size), f"PUCT over {spec.weights} ({_shape(net)})"
+        shipped = shipped_weights(size)
+        if shipped is None:
+            what = "plain UCT with random playouts (no network ships for this size)"
+            return self._uct(size), what
+        net = _load(shipped, spec.device)
+        what = f"PUCT over the shipped network {shipped.name} ({_shape(net)})"
+        return self._puct(net, size), what
+
+    def _weights_network(self) -> PolicyValueNet:
+        if self._network is None:
+            assert self.spec.weights is not None
+            self._network = _load(Path(self.spec.weights), self.spec.device)
+        return self._network
+
+    def _uct(self, size: int) -> Player:
+        from alphago.player import UCTPlayer
+
+        spec = self.spec
+        config = search.UCTConfig(
+            num_simulations=spec.simulations,
+            max_nodes=tree_nodes(size, spec.analysis_memory_mb, 2 * spec.simulations),
+        )
+        return UCTPlayer(config, spec.seed)
+
+    def _puct(self, net: PolicyValueNet, size: int) -> Player:
+        from alphago.nets import NetEvaluator
+        from alphago.player import SearchPlayer
+
+        spec = self.spec
+        evaluator = NetEvaluator(
+            net, device=spec.device, threads=spec.threads, seed=spec.seed
+        )
+        # Several leaves per network call (virtual loss): a batch of 16 doubles
+        # positions/s on CPU over single positions, at a small cost in search quality.
+        batch = min(16, spec.simulations)
+        config = search.SearchConfig(
+            num_simulations=spec.simulations,
+            leaves_per_batch=batch,
+            max_nodes=tree_nodes(
+                size, spec.analysis_memory_mb, 2 * spec.simulations + batch
+            ),
+        )
+        return SearchPlayer(evaluator, config, seed=spec.seed)
+
+
+def _load(path: Path, device: str) -> PolicyValueNet:
+    from alphago.nets import load_network
+
+    return load_network(path, map_location=device)
+
+
+def _shape(net: PolicyValueNet) -> str:
+    c = net.config
+    return f"{c.blocks} blocks x {c.filters} filters"
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)

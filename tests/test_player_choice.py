@@ -1,0 +1,85 @@
+"""Which player plays which size: ``boardsize`` in GTP and ``alphago gtp``/``play``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gtp_helpers import fails, ok
+
+from alphago.gtp import Engine
+from alphago.player import SearchPlayer, UCTPlayer
+from alphago.player_choice import (
+    PlayerChoice,
+    PlayerSpec,
+    UnacceptableSize,
+    tree_nodes,
+)
+
+pytest.importorskip("torch")
+
+
+@pytest.fixture
+def tiny_net_5x5(tmp_path: Path) -> Path:
+    from alphago.nets import NetConfig, PolicyValueNet, save_weights
+
+    path = tmp_path / "tiny5.pt"
+    save_weights(PolicyValueNet(NetConfig(board_size=5, blocks=1, filters=8)), path)
+    return path
+
+
+def choice_engine(spec: PlayerSpec, log: list[str]) -> Engine:
+    choice = PlayerChoice(spec, log.append)
+    size = choice.default_size()
+    return Engine(choice.player_for(size), size, players=choice.player_for)
+
+
+def test_boardsize_picks_the_shipped_network_and_uct_where_none_ships() -> None:
+    log: list[str] = []
+    e = choice_engine(PlayerSpec(simulations=8), log)
+    assert e.size == 19 and isinstance(e.player, UCTPlayer)
+    ok(e, "boardsize 9")
+    assert isinstance(e.player, SearchPlayer)  # the shipped 9x9 network
+    nine = e.player
+    ok(e, "boardsize 13")
+    assert isinstance(e.player, UCTPlayer)
+    ok(e, "boardsize 9")
+    assert e.player is nine  # cached: loaded once
+    assert ok(e, "genmove b")
+    assert len(log) == 3 and "19x19: plain UCT" in log[0]
+    assert "9x9: PUCT over the shipped network alphago-9x9.pt" in log[1]
+
+
+def test_weights_of_one_size_refuse_the_others(tiny_net_5x5: Path) -> None:
+    log: list[str] = []
+    e = choice_engine(PlayerSpec(simulations=8, weights=str(tiny_net_5x5)), log)
+    assert e.size == 5 and isinstance(e.player, SearchPlayer)
+    ok(e, "play b C3")
+    assert fails(e, "boardsize 9") == "unacceptable size"
+    assert e.size == 5 and e.moves  # nothing changed
+    assert ok(e, "genmove w")
+    ok(e, "boardsize 5")
+    assert not e.moves
+    with pytest.raises(UnacceptableSize):
+        PlayerChoice(PlayerSpec(weights=str(tiny_net_5x5)), log.append).player_for(9)
+
+
+def test_uct_everywhere_with_uct() -> None:
+    e = choice_engine(PlayerSpec(simulations=8, uct=True), [])
+    ok(e, "boardsize 9")
+    assert isinstance(e.player, UCTPlayer)
+
+
+def test_spec_checks() -> None:
+    with pytest.raises(ValueError, match="exclude"):
+        PlayerSpec(uct=True, weights="x.pt")
+    with pytest.raises(ValueError):
+        PlayerSpec(simulations=0)
+    with pytest.raises(ValueError):
+        PlayerSpec(analysis_memory_mb=0)
+
+
+def test_tree_nodes_follow_memory_and_never_undercut_a_search() -> None:
+    assert tree_nodes(9, 1024, 10) > tree_nodes(19, 1024, 10) > 100_000
+    assert tree_nodes(19, 1, 5000) == 5000
+    assert tree_nodes(9, 2048, 1) == pytest.approx(2 * tree_nodes(9, 1024, 1), abs=1)
