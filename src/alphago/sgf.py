@@ -12,14 +12,14 @@ sgfmill counts rows from the bottom, and the conversion happens only here.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from sgfmill import sgf  # type: ignore[import-untyped]
 
 import goboard
 from goboard import coords
+
+from .atomic import atomic_write_bytes
 
 __all__ = [
     "GameRecord",
@@ -165,19 +165,14 @@ def write_sgf(record: GameRecord) -> bytes:
 
 
 def save_sgf(record: GameRecord, path: str | os.PathLike[str]) -> None:
-    """Write ``record`` to ``path`` atomically (temp file beside it, then rename)."""
-    data = write_sgf(record)
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write ``record`` to ``path`` atomically (temp file beside it, then rename).
+
+    Raises:
+        alphago.atomic.NotAFileError: ``path`` is a directory, a device, a FIFO or
+            another special file (an OSError; nothing is written).
+        OSError: the file cannot be written.
+    """
+    atomic_write_bytes(path, write_sgf(record))
 
 
 def start_board(record: GameRecord, rules: str | goboard.Rules) -> goboard.Board:

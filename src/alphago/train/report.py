@@ -24,12 +24,12 @@ import argparse
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from alphago.atomic import atomic_write
 from alphago.train.metrics import read_metrics
 
 if TYPE_CHECKING:
@@ -244,14 +244,7 @@ def draw_report(
 
     out = Path(out_png)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            fig.savefig(f, format="png", dpi=100)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(out, lambda f: fig.savefig(f, format="png", dpi=100))
     return out
 
 

@@ -1,0 +1,147 @@
+"""Atomic file writes: the whole new contents appear at the path, or nothing changes.
+
+:func:`atomic_write` writes to a new temporary file beside the target, flushes and
+fsyncs it, then renames it over the target (``os.replace``). A reader sees the old file
+or the new one, never half of one; on any failure the temporary file is removed and
+the target is untouched.
+
+What the target may be: a regular file (replaced; it keeps its permission bits, as
+``open(path, "w")`` would leave them) or a path that does not exist yet (created with
+the mode the user's umask gives, ``0o666 & ~umask``, as ``open()`` creates files).
+Symbolic links are followed, so the file a link points to is replaced and the link
+stays. Anything else is refused with :class:`NotAFileError` before a byte is written:
+renaming over a device (``/dev/null``, ``/dev/full``), a FIFO or a socket would replace
+the special file with a regular one, and a directory cannot hold the data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Callable
+from typing import IO
+
+__all__ = ["NotAFileError", "atomic_write", "atomic_write_bytes", "check_target"]
+
+PathLike = str | os.PathLike[str]
+
+#: Longest target name kept in a temporary file's name (file names are limited to
+#: 255 bytes on most file systems; the prefix and random suffix need room).
+_NAME_KEPT = 200
+
+
+class NotAFileError(OSError):
+    """The target of a write exists and is not a regular file (a directory, a
+    device, a FIFO, a socket): writing there is refused. An OSError, so callers that
+    report I/O failures report this one too; ``str()`` names the path."""
+
+    def __init__(self, path: str, what: str) -> None:
+        code = errno.EISDIR if what == "a directory" else errno.EINVAL
+        super().__init__(
+            code, f"{what}, not a regular file: refusing to write there", path
+        )
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def check_target(path: PathLike) -> tuple[str, int | None]:
+    """Where a write to ``path`` goes: (the real path, symbolic links resolved; the
+    permission bits of the regular file there, or None where nothing exists yet).
+
+    Raises:
+        NotAFileError: ``path`` is a directory, a device, a FIFO, a socket or another
+            special file (or a link to one).
+    """
+    name = os.fspath(path)
+    if not name:
+        raise FileNotFoundError(errno.ENOENT, "empty file name", name)
+    real = os.path.realpath(name)
+    if name.endswith(os.sep) or (os.altsep and name.endswith(os.altsep)):
+        # "out/" names a directory even when nothing is there yet.
+        raise NotAFileError(name, "a directory")
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        return real, None
+    if not stat.S_ISREG(st.st_mode):
+        raise NotAFileError(name, _kind(st.st_mode))
+    return real, stat.S_IMODE(st.st_mode)
+
+
+def _create_temporary(real: str) -> tuple[int, str]:
+    """A new file beside ``real``, opened for writing: (descriptor, path). The mode
+    0o666 passes through the umask (and default ACLs), as ``open()`` does."""
+    directory, base = os.path.split(real)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = os.path.join(
+            directory, f".{base[:_NAME_KEPT]}.{secrets.token_hex(4)}.tmp"
+        )
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", directory)
+
+
+def atomic_write(path: PathLike, write: Callable[[IO[bytes]], None]) -> None:
+    """Call ``write(file)`` on a temporary file beside ``path``, then move it there.
+
+    On any exception the temporary file is removed and ``path`` is untouched.
+
+    Raises:
+        NotAFileError: ``path`` exists and is not a regular file (checked before
+            anything is written, and again just before the rename).
+        OSError: the directory is missing or not writable, the disk is full, ...
+    """
+    real, mode = check_target(path)
+    directory = os.path.dirname(real)
+    fd, tmp = _create_temporary(real)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(f.fileno(), mode)  # an existing file keeps its mode
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        check_target(real)  # nothing special appeared there meanwhile
+        os.replace(tmp, real)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    # Make the rename itself durable where the platform allows it.
+    with contextlib.suppress(OSError):
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+def atomic_write_bytes(path: PathLike, data: bytes | memoryview) -> None:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_write`)."""
+
+    def write(f: IO[bytes]) -> None:
+        f.write(data)
+
+    atomic_write(path, write)
