@@ -1,9 +1,14 @@
 """NetEvaluator: a :class:`PolicyValueNet` behind search's Evaluator protocol.
 
-One ``evaluate`` call is one network call: the positions' planes are written by
-``pool.features`` into a reused float32 buffer, transformed by the chosen symmetries
-(``goboard.symmetries``), run through the model under ``torch.inference_mode()``,
-and the policy logits mapped back with the inverse transforms. Illegal moves are
+One ``evaluate`` call is one network call. The positions' planes (all 0 or 1) are
+written by ``pool.features`` as uint8 into a reused host buffer (page-locked when the
+device is a GPU, so the copy to it is a DMA that need not wait), travel to the device
+as uint8, a quarter of float32's bytes, and only there become floats: the chosen
+symmetries are applied on the device, into a reused channels-last input buffer of the
+compute type. The model runs under ``torch.inference_mode()`` and the precision's
+autocast (:mod:`alphago.nets.precision`), the policy logits are mapped back with the
+inverse transforms on the device, and logits, values (and ownership) come back to the
+host in one copy. Illegal moves are
 masked before the softmax, so priors are exactly zero on illegal moves and sum to 1
 over the legal ones (a position with no legal move, a finished game, gets all
 zeros). Values are the net's tanh output: the side to move's expected outcome.
@@ -27,11 +32,13 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 from numpy.typing import NDArray
+from torch import Tensor
 
 from goboard import symmetries
 from search.evaluator import Positions, make_rng
 
 from .model import PolicyValueNet
+from .precision import autocast, compute_dtype, resolve_device, resolve_precision
 
 __all__ = ["NetEvaluator"]
 
@@ -62,6 +69,18 @@ def _parse_symmetries(value: str | int) -> int:
     return value
 
 
+def _transform(x: Tensor, k: int) -> Tensor:
+    """``goboard.symmetries.transform_planes`` on a tensor's last two axes."""
+    y = torch.rot90(x, k % 4, dims=(-2, -1)) if k % 4 else x
+    return torch.flip(y, dims=(-1,)) if k >= 4 else y
+
+
+def _transform_policy(p: Tensor, k: int, n: int) -> Tensor:
+    """``goboard.symmetries.transform_policy`` on rows [M, N*N + 1]; pass stays."""
+    board = _transform(p[:, :-1].reshape(-1, n, n), k).reshape(-1, n * n)
+    return torch.cat([board, p[:, -1:]], dim=1)
+
+
 def masked_softmax(
     logits: NDArray[np.float32], legal: NDArray[np.bool_]
 ) -> NDArray[np.float32]:
@@ -83,10 +102,14 @@ class NetEvaluator:
 
     Args:
         model: the network; it is moved to ``device`` and put in eval mode.
-        device: torch device for the forward pass ("cpu", "cuda", ...).
+        device: torch device for the forward pass ("cpu", "cuda", "cuda:1", or
+            "auto": CUDA when present); ValueError if this machine lacks it.
         threads: if given, ``torch.set_num_threads(threads)`` (process-wide).
         symmetries: "none", "random", "average" or k in 1..8 (module docstring).
         seed: int, Generator or None: the source of the random transforms.
+        precision: "fp32", "bf16", "fp16", or None for the device's default (bf16
+            on CUDA, fp32 elsewhere); ValueError where the device cannot run it
+            (:mod:`alphago.nets.precision`).
 
     One evaluator reuses its input buffers from call to call: share it between
     threads only behind a lock (or give each thread its own).
@@ -99,6 +122,7 @@ class NetEvaluator:
         threads: int | None = None,
         symmetries: str | int = "random",
         seed: int | np.random.Generator | None = None,
+        precision: str | None = None,
     ) -> None:
         if not isinstance(model, PolicyValueNet):
             kind = type(model).__name__
@@ -109,9 +133,15 @@ class NetEvaluator:
                 raise TypeError(f"threads must be an int, not {kind}")
             if threads < 1:
                 raise ValueError(f"threads must be >= 1, not {threads}")
-            torch.set_num_threads(threads)
         self.k = _parse_symmetries(symmetries)
-        self.device = torch.device(device)
+        self.device = resolve_device(device)
+        self.precision = resolve_precision(precision, self.device)
+        if threads is not None:
+            torch.set_num_threads(threads)
+        # Planes go to the device as uint8 and become this type there: under autocast
+        # the first convolution would cast float32 input down anyway.
+        self._dtype = compute_dtype(self.precision)
+        self._pinned = self.device.type == "cuda"
         # Channels-last lets oneDNN's convolutions skip layout reorders: measured
         # 1.2-1.35x positions/s for a 6x64 19x19 net on 2 CPU threads. The model is
         # converted in place (a layout change only: training it further still works).
@@ -119,19 +149,67 @@ class NetEvaluator:
         self.model.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
         self.config = model.config
         self._rng = make_rng(seed)
-        self._planes: NDArray[np.float32] | None = None  # [cap, C, N, N]
-        self._inputs: NDArray[np.float32] | None = None  # [cap * k, C, N, N]
+        # Reused buffers, grown by doubling: host uint8 planes [cap, C, N, N] (pinned
+        # on CUDA) with their numpy view, the device's uint8 copy (CUDA only), and
+        # the network input [cap * k, C, N, N], channels-last, compute type.
+        self._host: Tensor | None = None
+        self._host_np: NDArray[np.uint8] | None = None
+        self._staged: Tensor | None = None
+        self._inputs: Tensor | None = None
 
-    def _buffer(self, which: str, rows: int) -> NDArray[np.float32]:
-        buf: NDArray[np.float32] | None = getattr(self, which)
-        if buf is None or buf.shape[0] < rows:
-            cfg = self.config
-            n = cfg.board_size
-            old = 0 if buf is None else buf.shape[0]
-            cap = max(rows, 2 * old)
-            buf = np.empty((cap, cfg.planes, n, n), dtype=np.float32)
-            setattr(self, which, buf)
-        return buf[:rows]
+    def _capacity(self, buf: Tensor | None, rows: int) -> int:
+        """0 when ``buf`` holds ``rows`` rows, else the capacity to grow it to."""
+        old = 0 if buf is None else int(buf.shape[0])
+        return 0 if old >= rows else max(rows, 2 * old)
+
+    def _shape(self, rows: int) -> tuple[int, int, int, int]:
+        n = self.config.board_size
+        return (rows, self.config.planes, n, n)
+
+    def _host_planes(self, rows: int) -> NDArray[np.uint8]:
+        """The reused host uint8 planes buffer, first ``rows`` rows."""
+        cap = self._capacity(self._host, rows)
+        if cap:
+            self._host = torch.empty(
+                self._shape(cap), dtype=torch.uint8, pin_memory=self._pinned
+            )
+            self._host_np = self._host.numpy()
+        assert self._host_np is not None
+        return self._host_np[:rows]
+
+    def _input_buffer(self, rows: int) -> Tensor:
+        cap = self._capacity(self._inputs, rows)
+        if cap:
+            self._inputs = torch.empty(
+                self._shape(cap),
+                dtype=self._dtype,
+                device=self.device,
+                memory_format=torch.channels_last,
+            )
+        assert self._inputs is not None
+        return self._inputs[:rows]
+
+    def _upload(self, planes: NDArray[Any]) -> Tensor:
+        """``planes`` [B, C, N, N] (uint8 or float32) as a tensor on the device."""
+        if self.device.type == "cpu":
+            return torch.from_numpy(planes)
+        rows = planes.shape[0]
+        if planes.dtype == np.uint8:
+            host = self._host_planes(rows)
+            if not np.shares_memory(host, planes):
+                host[...] = planes
+            assert self._host is not None
+            cap = self._capacity(self._staged, rows)
+            if cap:
+                self._staged = torch.empty(
+                    self._shape(cap), dtype=torch.uint8, device=self.device
+                )
+            assert self._staged is not None
+            staged = self._staged[:rows]
+            # Asynchronous from pinned memory; the stream orders it before its use.
+            staged.copy_(self._host[:rows], non_blocking=True)
+            return staged
+        return torch.from_numpy(planes).to(self.device)
 
     def _choose(self, batch: int) -> NDArray[np.int64]:
         """Transforms [batch, k] for each position (distinct within a row)."""
@@ -142,22 +220,80 @@ class NetEvaluator:
         keys = self._rng.random((batch, symmetries.COUNT))
         return np.argsort(keys, axis=1)[:, : self.k].astype(np.int64)
 
-    def forward(
-        self, planes: NDArray[np.float32]
+    def _run(
+        self, x: Tensor, source: NDArray[np.intp], transforms: NDArray[np.int64]
     ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32] | None]:
-        """Raw network outputs for planes [M, C, N, N]: logits [M, A], values [M] and
-        ownership [M, N, N] (None without an ownership head)."""
+        """Output row i is the network on ``x[source[i]]`` under transform
+        ``transforms[i]``, mapped back: logits [M, A], values [M], ownership
+        [M, N, N] or None (on the host).
+
+        Rows are run grouped by transform (a stable sort), so that each transform is
+        one slice on the device; the host puts the results back in row order.
+        """
+        cfg = self.config
+        n = cfg.board_size
+        actions = cfg.actions
+        rows = len(transforms)
+        perm = np.argsort(transforms, kind="stable")
+        ordered = transforms[perm]
+        kinds, starts = np.unique(ordered, return_index=True)
+        bounds = [*starts.tolist(), rows]
+        groups = [
+            (int(s), bounds[i], bounds[i + 1]) for i, s in enumerate(kinds.tolist())
+        ]
+        identity = bool(np.array_equal(perm, np.arange(rows)))
+        gather = source[perm]
         with torch.inference_mode():
-            x = torch.from_numpy(planes).to(self.device)
-            logits, values, owner = self.model(
-                x.contiguous(memory_format=torch.channels_last)
-            )
-            out_p: NDArray[np.float32] = logits.float().cpu().numpy()
-            out_v: NDArray[np.float32] = values.float().cpu().numpy()
-            out_o: NDArray[np.float32] | None = (
-                None if owner is None else owner.float().cpu().numpy()
-            )
+            if not np.array_equal(gather, np.arange(rows)):
+                index = torch.from_numpy(gather.astype(np.int64))
+                x = x.index_select(0, index.to(self.device, non_blocking=True))
+            inputs = self._input_buffer(rows)
+            for s, a, b in groups:
+                inputs[a:b].copy_(_transform(x[a:b], s))
+            with autocast(self.device, self.precision):
+                logits, values, owner = self.model(inputs)
+            parts = [logits.float(), values.float()[:, None]]
+            if owner is not None:
+                parts.append(owner.float().reshape(rows, n * n))
+            out = torch.cat(parts, dim=1)
+            for s, a, b in groups:
+                if s == 0:
+                    continue
+                back = symmetries.inverse(s)
+                out[a:b, :actions] = _transform_policy(out[a:b, :actions], back, n)
+                if owner is not None:
+                    own = out[a:b, actions + 1 :].reshape(-1, n, n)
+                    out[a:b, actions + 1 :] = _transform(own, back).reshape(-1, n * n)
+            host: NDArray[np.float32] = out.cpu().numpy()
+        if identity:
+            order: NDArray[np.float32] = host
+        else:
+            order = np.empty_like(host)
+            order[perm] = host
+        out_p = np.ascontiguousarray(order[:, :actions])
+        out_v = np.ascontiguousarray(order[:, actions])
+        out_o = None
+        if owner is not None:
+            out_o = np.ascontiguousarray(order[:, actions + 1 :]).reshape(rows, n, n)
         return out_p, out_v, out_o
+
+    def forward(
+        self, planes: NDArray[np.float32] | NDArray[np.uint8]
+    ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32] | None]:
+        """Raw network outputs for planes [M, C, N, N] (float32, or uint8 0/1 planes
+        as ``pool.features(..., dtype=np.uint8)`` writes them): logits [M, A],
+        values [M] and ownership [M, N, N] (None without an ownership head)."""
+        arr: NDArray[Any] = np.ascontiguousarray(planes)
+        if arr.dtype not in (np.float32, np.uint8):
+            raise TypeError(f"planes must be float32 or uint8, not {arr.dtype}")
+        if arr.ndim != 4 or arr.shape[1:] != self._shape(0)[1:]:
+            raise ValueError(
+                f"expected planes {list(self._shape(0)[1:])} per row, not "
+                f"{list(arr.shape)}"
+            )
+        rows = arr.shape[0]
+        x = self._upload(arr)
+        return self._run(x, np.arange(rows), np.zeros(rows, dtype=np.int64))
 
     def _infer(self, positions: Positions) -> _Raw:
         """Network outputs for ``positions`` under the chosen transforms, mapped back
@@ -168,26 +304,15 @@ class NetEvaluator:
         if int(pool.size) != n:
             raise ValueError(f"the network is for {n}x{n} boards, not {pool.size}")
         batch = len(positions)
-        planes = self._buffer("_planes", batch)
+        planes = self._host_planes(batch)
         pool.features(positions.slots, cfg.input_planes, out=planes)
         chosen = self._choose(batch)  # [B, k]
         k = chosen.shape[1]
         flat = chosen.T.reshape(-1)
         source = np.tile(np.arange(batch), k)
-        groups = [(s, np.flatnonzero(flat == s)) for s in np.unique(flat).tolist()]
-        if self.k == 0:
-            inputs = planes
-        else:
-            inputs = self._buffer("_inputs", batch * k)
-            for s, rows in groups:
-                inputs[rows] = symmetries.transform_planes(planes[source[rows]], s)
-        logits, values, owner = self.forward(inputs)
-        for s, rows in groups:
-            if s != 0:
-                back = symmetries.inverse(s)
-                logits[rows] = symmetries.transform_policy(logits[rows], back)
-                if owner is not None:
-                    owner[rows] = symmetries.transform_planes(owner[rows], back)
+        with torch.inference_mode():
+            x = self._upload(planes)
+        logits, values, owner = self._run(x, source, flat)
         return _Raw(k, source, logits, values, owner)
 
     def evaluate(
@@ -232,5 +357,6 @@ class NetEvaluator:
         cfg: Any = self.config
         return (
             f"NetEvaluator({cfg.board_size}x{cfg.board_size}, {cfg.blocks} blocks x "
-            f"{cfg.filters} filters, symmetries={self.k}, device={self.device})"
+            f"{cfg.filters} filters, symmetries={self.k}, device={self.device}, "
+            f"precision={self.precision})"
         )

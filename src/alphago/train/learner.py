@@ -11,6 +11,15 @@ Learning rate: ``lr * schedule(step) * lr_multiplier``. The schedule is constant
 decay to 0 over ``total_steps``, or step decay (x0.1 at each milestone); the multiplier
 is 1 in supervised training and set by the KL rule in self-play training
 (:mod:`alphago.train.rl`).
+
+Precision (:mod:`alphago.nets.precision`): the forward pass runs under the chosen
+autocast (``fp32``, ``bf16`` or ``fp16``; default bf16 on CUDA, fp32 elsewhere) and the
+losses are computed in float32 from its outputs; weights and optimiser state stay
+float32. ``fp16`` scales the loss with a ``torch.amp.GradScaler``: a step whose
+scaled gradients overflow is skipped (the weights stay as they were) and the scale
+halves. Such steps still count in ``step`` (the schedule moves on), and under fp16
+every step's metrics say ``skipped`` (1 or 0), ``skipped_steps`` (the run's total)
+and ``loss_scale``.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ from torch import Tensor
 
 from ..data.examples import Examples
 from ..nets.model import PolicyValueNet
+from ..nets.precision import autocast, resolve_device, resolve_precision
 
 __all__ = ["Learner", "TrainConfig", "batch_stats"]
 
@@ -134,19 +144,34 @@ def batch_stats(
 
 
 class Learner:
-    """Owns a network, its optimiser and the step counter (all in the checkpoint)."""
+    """Owns a network, its optimiser and the step counter (all in the checkpoint).
+
+    Args:
+        model: the network (moved to ``device``).
+        config: the optimiser settings.
+        device: torch device, or "auto" (CUDA when present); ValueError if this
+            machine lacks it.
+        precision: "fp32", "bf16", "fp16" or None for the device's default (module
+            docstring); ValueError where the device cannot run it.
+    """
 
     def __init__(
         self,
         model: PolicyValueNet,
         config: TrainConfig,
         device: str | torch.device = "cpu",
+        precision: str | None = None,
     ) -> None:
-        self.model = model.to(device)
+        self.device = resolve_device(device)
+        self.precision = resolve_precision(precision, self.device)
+        self.model = model.to(self.device)
         self.config = config
-        self.device = torch.device(device)
         self.step = 0
         self.lr_multiplier = 1.0
+        self.skipped_steps = 0
+        self.scaler: torch.amp.GradScaler | None = None
+        if self.precision == "fp16":
+            self.scaler = torch.amp.GradScaler(self.device.type)
         params = list(self.model.parameters())
         self.optimizer: torch.optim.Optimizer
         if config.optimizer == "adam":
@@ -164,14 +189,22 @@ class Learner:
         """The learning rate of the next step."""
         return self.config.rate(self.step) * self.lr_multiplier
 
-    def _tensors(self, *arrays: NDArray[np.float32]) -> list[Tensor]:
-        return [torch.from_numpy(a).to(self.device) for a in arrays]
+    def _tensors(self, *arrays: NDArray[Any]) -> list[Tensor]:
+        """The arrays on the device as float32; uint8 planes travel as uint8 and
+        become floats there (a quarter of the bytes over the bus)."""
+        return [torch.from_numpy(a).to(self.device).float() for a in arrays]
+
+    def _forward(self, planes: Tensor) -> tuple[Tensor, Tensor]:
+        """Logits and values in float32, the model run under the precision."""
+        with autocast(self.device, self.precision):
+            logits, value, _ = self.model(planes)
+        return logits.float(), value.float()
 
     def losses(
         self, planes: Tensor, policy: Tensor, z: Tensor
     ) -> tuple[dict[str, Tensor], Tensor, Tensor]:
         """Loss terms of a batch (``loss`` is their weighted sum), logits and values."""
-        logits, value, _ = self.model(planes)
+        logits, value = self._forward(planes)
         policy_loss = -(policy * torch.log_softmax(logits, dim=1)).sum(1).mean()
         value_loss = torch.mean((z - value) ** 2)
         l2 = sum((w * w).sum() for w in _decayed(self.model))
@@ -200,19 +233,35 @@ class Learner:
         self.model.train()
         terms, logits, value = self.losses(x, pi, zt)
         self.optimizer.zero_grad(set_to_none=True)
-        terms["loss"].backward()  # type: ignore[no-untyped-call]
-        self.optimizer.step()
+        skipped = False
+        if self.scaler is None:
+            terms["loss"].backward()  # type: ignore[no-untyped-call]
+            self.optimizer.step()
+        else:
+            scale = self.scaler.get_scale()
+            self.scaler.scale(terms["loss"]).backward()  # type: ignore[no-untyped-call]
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+            # update() halves the scale exactly when it found inf/NaN gradients, and
+            # then step() left the weights alone.
+            skipped = self.scaler.get_scale() < scale
+            self.skipped_steps += skipped
         self.step += 1
         out = {k: float(v.detach()) for k, v in terms.items()}
         out["lr"] = lr
         out.update(batch_stats(logits, value, pi, zt))
+        if self.scaler is not None:
+            out["skipped"] = float(skipped)
+            out["skipped_steps"] = float(self.skipped_steps)
+            out["loss_scale"] = float(self.scaler.get_scale())
         return out
 
     def policy_logp(self, planes: NDArray[np.float32]) -> Tensor:
         """Log-probabilities of the current policy (eval mode, no gradient)."""
         self.model.eval()
         with torch.inference_mode():
-            logits, _, _ = self.model(torch.from_numpy(planes).to(self.device))
+            (x,) = self._tensors(planes)
+            logits, _ = self._forward(x)
             return torch.log_softmax(logits, dim=1)
 
     def validate(self, examples: Examples, batch_size: int = 1024) -> dict[str, float]:
@@ -226,10 +275,8 @@ class Learner:
         with torch.inference_mode():
             for start in range(0, n, batch_size):
                 part = examples.take(slice(start, start + batch_size))
-                x, pi, zt = self._tensors(
-                    part.planes.astype(np.float32), part.policy, part.value
-                )
-                logits, value, _ = self.model(x)
+                x, pi, zt = self._tensors(part.planes, part.policy, part.value)
+                logits, value = self._forward(x)
                 logp = torch.log_softmax(logits, dim=1)
                 sums["val_policy_loss"] += float(-(pi * logp).sum(1).sum())
                 sums["val_value_mse"] += float(((zt - value) ** 2).sum())
@@ -237,16 +284,27 @@ class Learner:
         return {k: v / n for k, v in sums.items()}
 
     def state_dict(self) -> dict[str, Any]:
-        """Everything needed to continue: weights, optimiser, counters."""
-        return {
+        """Everything needed to continue: weights, optimiser, counters (and the fp16
+        loss scale)."""
+        state: dict[str, Any] = {
             "model": self.model.state_dict(),
             "optimizer": self.optimizer.state_dict(),
             "step": self.step,
             "lr_multiplier": self.lr_multiplier,
+            "skipped_steps": self.skipped_steps,
         }
+        if self.scaler is not None:
+            state["scaler"] = self.scaler.state_dict()
+        return state
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore :meth:`state_dict`'s output. Checkpoints from before precisions
+        (no ``skipped_steps``) load; a run may change precision when it resumes
+        (the fp16 scale starts afresh when the checkpoint has none)."""
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.step = int(state["step"])
         self.lr_multiplier = float(state["lr_multiplier"])
+        self.skipped_steps = int(state.get("skipped_steps", 0))
+        if self.scaler is not None and state.get("scaler"):
+            self.scaler.load_state_dict(state["scaler"])

@@ -1,0 +1,141 @@
+"""Devices and numeric precision for the networks: one place that says what runs where.
+
+Devices: ``"cpu"``, ``"cuda"``, ``"cuda:N"`` (any torch device string), or ``"auto"``:
+CUDA when present, else the CPU. :func:`resolve_device` refuses, with one line a user
+can act on, a device this machine does not have.
+
+Precisions (what the forward pass, and in training the backward pass, computes in):
+
+- ``"fp32"``: float32 everywhere (the default on the CPU and on other devices).
+- ``"bf16"``: ``torch.autocast`` to bfloat16: convolutions and linear layers in
+  bfloat16, reductions and the losses in float32, weights and optimiser state kept in
+  float32. The default on CUDA devices that support bfloat16 (Ampere and later). The
+  CPU allows it too (CPU autocast supports bfloat16), but it is faster than fp32 only
+  on CPUs with bfloat16 instructions (AVX512-BF16, AMX); measure before using it.
+- ``"fp16"``: ``torch.autocast`` to float16, CUDA only. Training scales the loss with a
+  ``torch.amp.GradScaler`` (its float16 gradients would underflow otherwise); a step
+  whose gradients overflow is skipped, and the learner counts and logs those.
+  The CPU refuses fp16: CPUs have no fast float16 arithmetic and its loss scaling
+  would buy nothing there.
+
+``None`` (or ``"auto"``) asks for the device's default (:func:`default_precision`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import torch
+
+__all__ = [
+    "PRECISIONS",
+    "autocast",
+    "compute_dtype",
+    "default_precision",
+    "resolve_device",
+    "resolve_precision",
+    "supported_precisions",
+]
+
+#: The precision names, in the order the command line lists them.
+PRECISIONS = ("fp32", "bf16", "fp16")
+
+_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
+    """The torch device for ``device`` (``"auto"``/None: CUDA when present, else CPU).
+
+    Raises:
+        ValueError: not a device name, or a device this machine lacks (CUDA absent,
+            a CUDA index past the last GPU), in one line saying so.
+    """
+    if device is None or device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if isinstance(device, torch.device):
+        dev = device
+    elif isinstance(device, str):
+        try:
+            dev = torch.device(device)
+        except RuntimeError:
+            raise ValueError(
+                f"unknown device {device!r} (use cpu, cuda, cuda:N or auto)"
+            ) from None
+    else:
+        raise TypeError(f"device must be a str or torch.device, not {type(device)}")
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            built = "built without CUDA" if torch.version.cuda is None else "no GPU"
+            raise ValueError(
+                f"device {str(dev)!r}: CUDA is not available here (torch "
+                f"{torch.__version__}: {built}); use --device cpu"
+            )
+        count = torch.cuda.device_count()
+        if dev.index is not None and dev.index >= count:
+            raise ValueError(
+                f"device {str(dev)!r}: this machine has {count} CUDA device(s), "
+                f"cuda:0..cuda:{count - 1}"
+            )
+    elif dev.type == "mps":
+        mps: Any = getattr(torch.backends, "mps", None)
+        if mps is None or not mps.is_available():
+            raise ValueError(f"device {str(dev)!r} is not available here")
+    return dev
+
+
+def supported_precisions(device: torch.device) -> tuple[str, ...]:
+    """The precisions ``device`` runs (module docstring)."""
+    if device.type == "cuda":
+        bf16 = torch.cuda.is_bf16_supported()
+        return ("fp32", "bf16", "fp16") if bf16 else ("fp32", "fp16")
+    if device.type == "cpu":
+        return ("fp32", "bf16")
+    return ("fp32",)
+
+
+def default_precision(device: torch.device) -> str:
+    """bf16 on CUDA devices that have it, else fp32."""
+    if device.type == "cuda" and "bf16" in supported_precisions(device):
+        return "bf16"
+    return "fp32"
+
+
+def resolve_precision(precision: str | None, device: torch.device) -> str:
+    """``precision`` checked against ``device``; None/``"auto"``: its default.
+
+    Raises:
+        ValueError: an unknown name, or one the device cannot run (one line).
+    """
+    if precision is None or precision == "auto":
+        return default_precision(device)
+    if not isinstance(precision, str):
+        raise TypeError(f"precision must be a str, not {type(precision).__name__}")
+    if precision not in PRECISIONS:
+        known = ", ".join(PRECISIONS)
+        raise ValueError(f"precision must be one of {known} or auto, not {precision!r}")
+    allowed = supported_precisions(device)
+    if precision not in allowed:
+        why = {
+            "cpu": "fp16 needs a CUDA device",
+            "cuda": "this GPU has no bfloat16 (it needs Ampere or later)",
+        }.get(device.type, "only fp32 is supported there")
+        raise ValueError(
+            f"precision {precision} does not run on {device}: {why}; use "
+            f"{' or '.join(allowed)}"
+        )
+    return precision
+
+
+def compute_dtype(precision: str) -> torch.dtype:
+    """The dtype autocast computes in under ``precision``."""
+    return _DTYPES[precision]
+
+
+def autocast(
+    device: torch.device, precision: str
+) -> contextlib.AbstractContextManager[Any]:
+    """``torch.autocast`` for ``precision`` on ``device`` (a no-op context for fp32)."""
+    if precision == "fp32":
+        return contextlib.nullcontext()
+    return torch.autocast(device_type=device.type, dtype=_DTYPES[precision])
