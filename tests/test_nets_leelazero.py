@@ -111,7 +111,8 @@ def test_import_refuses_bad_files(tmp_path: Path) -> None:
     cases = {
         "version": ["2"] + lines[1:],
         "lines": lines[:-1],
-        "numbers": lines[:5] + ["1 2 x"] + lines[6:],
+        # The right count of values, one of them not a number.
+        "numbers": lines[:5] + [" ".join(lines[5].split()[:-1] + ["x"])] + lines[6:],
         "expected": lines[:1] + [" ".join(lines[1].split()[:-9])] + lines[2:],
     }
     for match, content in cases.items():

@@ -7,17 +7,19 @@
   atomic writes, ``weights_only`` loading).
 - :func:`export_leela_zero`, :func:`import_leela_zero`: Leela Zero's text format.
 - :func:`load_network`: either kind of file, told apart by its first bytes.
+- :class:`WeightsError`: a weights file refused (a ValueError naming the file).
 """
 
 from .evaluator import NetEvaluator
 from .leelazero import export_leela_zero, import_leela_zero
 from .model import NetConfig, PolicyValueNet
-from .weights import load_network, load_weights, save_weights
+from .weights import WeightsError, load_network, load_weights, save_weights
 
 __all__ = [
     "NetConfig",
     "NetEvaluator",
     "PolicyValueNet",
+    "WeightsError",
     "export_leela_zero",
     "import_leela_zero",
     "load_network",

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import zlib
 from collections.abc import Iterator
 from typing import IO
 
@@ -41,6 +42,7 @@ from numpy.typing import NDArray
 
 from .model import (
     BN_EPS,
+    INPUT_PLANES,
     POLICY_CHANNELS,
     VALUE_CHANNELS,
     VALUE_HIDDEN,
@@ -49,7 +51,14 @@ from .model import (
     PolicyValueNet,
     ResidualBlock,
 )
-from .weights import PathLike, atomic_write
+from .weights import (
+    MAX_WEIGHTS_BYTES,
+    PathLike,
+    WeightsError,
+    atomic_write,
+    expected_state,
+    open_regular,
+)
 
 __all__ = ["LZ_BOARD_SIZE", "LZ_VERSION", "export_leela_zero", "import_leela_zero"]
 
@@ -162,19 +171,89 @@ def export_leela_zero(
     atomic_write(path, write)
 
 
-def _read_lines(path: PathLike) -> list[str]:
-    with open(path, "rb") as f:
-        raw = f.read()
-    if raw[:2] == b"\x1f\x8b":
+def _read_capped(path: PathLike, limit: int) -> bytes:
+    """The file's bytes, gunzipped if it is gzipped: at most ``limit`` bytes either
+    way, decompressed as a stream so that a small gzip bomb never expands whole."""
+    target = os.fspath(path)
+    with open_regular(target) as f:
+        if f.read(2) != b"\x1f\x8b":
+            f.seek(0)
+            raw = f.read(limit + 1)
+            if len(raw) > limit:
+                raise WeightsError(f"{target}: larger than the {limit}-byte limit")
+            return raw
+        f.seek(0)
+        chunks: list[bytes] = []
+        total = 0
         try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise ValueError(f"{os.fspath(path)}: broken gzip file ({exc})") from exc
+            with gzip.GzipFile(fileobj=f, mode="rb") as unzipped:
+                while chunk := unzipped.read(min(1 << 20, limit + 1 - total)):
+                    chunks.append(chunk)
+                    total += len(chunk)
+                    if total > limit:
+                        raise WeightsError(
+                            f"{target}: decompresses to more than the {limit}-byte "
+                            f"limit"
+                        )
+        except (OSError, EOFError, zlib.error) as exc:
+            raise WeightsError(f"{target}: broken gzip file ({exc})") from None
+    return b"".join(chunks)
+
+
+def _read_lines(path: PathLike) -> list[str]:
+    raw = _read_capped(path, MAX_WEIGHTS_BYTES)
     try:
         text = raw.decode("ascii")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{os.fspath(path)}: not a Leela Zero weights file") from exc
+    except UnicodeDecodeError:
+        target = os.fspath(path)
+        raise WeightsError(f"{target}: not a Leela Zero weights file") from None
     return [line for line in text.splitlines() if line.strip()]
+
+
+def _line_sizes(blocks: int, filters: int) -> list[tuple[int, str]]:
+    """(values, what) of every parameter line of a net of this shape (the module
+    docstring's table), in file order."""
+    n2 = LZ_BOARD_SIZE**2
+    planes = INPUT_PLANES[LZ_INPUT]
+
+    def layer(cin: int, cout: int, kernel: int, what: str) -> list[tuple[int, str]]:
+        return [
+            (cout * cin * kernel * kernel, f"{what} weights"),
+            (cout, f"{what} biases"),
+            (cout, f"{what} means"),
+            (cout, f"{what} variances"),
+        ]
+
+    sizes = layer(planes, filters, 3, "input conv")
+    for i in range(1, 2 * blocks + 1):
+        sizes += layer(filters, filters, 3, f"residual conv {i}")
+    sizes += layer(filters, POLICY_CHANNELS, 1, "policy conv")
+    sizes += [
+        ((n2 + 1) * POLICY_CHANNELS * n2, "policy fc weights"),
+        (n2 + 1, "policy fc biases"),
+    ]
+    sizes += layer(filters, VALUE_CHANNELS, 1, "value conv")
+    sizes += [
+        (VALUE_HIDDEN * VALUE_CHANNELS * n2, "value fc1 weights"),
+        (VALUE_HIDDEN, "value fc1 biases"),
+        (VALUE_HIDDEN, "value fc2 weights"),
+        (1, "value fc2 biases"),
+    ]
+    return sizes
+
+
+def _check_line_sizes(lines: list[str], blocks: int, filters: int) -> None:
+    """Count every line's values before anything is allocated for them: a short
+    file cannot make us build a big net."""
+    sizes = _line_sizes(blocks, filters)
+    pairs = zip(lines[1:], sizes, strict=True)
+    for number, (line, (expected, what)) in enumerate(pairs, 2):
+        count = len(line.split())
+        if count != expected:
+            raise ValueError(
+                f"line {number} ({what}): {count} values, expected {expected} "
+                f"(a net of {blocks} blocks x {filters} filters)"
+            )
 
 
 def _parse(line: str, number: int, expected: int, what: str) -> F64:
@@ -233,9 +312,17 @@ def import_leela_zero(path: PathLike) -> PolicyValueNet:
     """Read a Leela Zero version 1 weights file (plain or gzipped) as a
     PolicyValueNet (19x19, ``lz18`` input, eval mode).
 
+    Everything is checked before the net is built: the file's size (after gzip
+    decompression, which streams, at most :data:`~alphago.nets.weights.
+    MAX_WEIGHTS_BYTES`), the net's size (at most :data:`~alphago.nets.weights.
+    MAX_PARAMETERS`) and the number of values on every line.
+
     Raises:
-        ValueError: wrong version, line count, line lengths (another board size or
-            input plane count) or non-numeric values.
+        WeightsError (a ValueError, naming the file): not a regular file, too big,
+            broken gzip, wrong version, line count, line lengths (another board
+            size or input plane count), non-numeric or non-finite values, or
+            batch-norm variances below -1e-5.
+        OSError: the file cannot be opened or read.
     """
     target = os.fspath(path)
     lines = _read_lines(path)
@@ -244,18 +331,23 @@ def import_leela_zero(path: PathLike) -> PolicyValueNet:
     except ValueError:
         version = None
     if version != LZ_VERSION:
-        raise ValueError(f"{target}: not a Leela Zero version 1 weights file")
+        raise WeightsError(f"{target}: not a Leela Zero version 1 weights file")
     blocks, rest = divmod(len(lines) - 1 - 4 - _HEAD_LINES, 8)
     if blocks < 0 or rest:
-        raise ValueError(
+        raise WeightsError(
             f"{target}: {len(lines)} lines do not make a Leela Zero net "
             f"(1 + 4 + 8 * blocks + 14)"
         )
     filters = len(lines[2].split())
     if filters < 1:
-        raise ValueError(f"{target}: line 3 (input biases) is empty")
+        raise WeightsError(f"{target}: line 3 (input biases) is empty")
     n = LZ_BOARD_SIZE
-    config = NetConfig(n, blocks, filters, LZ_INPUT, False)
+    try:
+        config = NetConfig(n, blocks, filters, LZ_INPUT, False)
+        expected_state(config)  # the parameter limit, nothing allocated
+        _check_line_sizes(lines, blocks, filters)
+    except ValueError as exc:
+        raise WeightsError(f"{target}: {exc}") from None
     model = PolicyValueNet(config)
     reader = _Reader(lines)
     try:
@@ -277,5 +369,5 @@ def import_leela_zero(path: PathLike) -> PolicyValueNet:
         _set(model.value_fc2.weight, reader.take(VALUE_HIDDEN, "value fc2 weights"))
         _set(model.value_fc2.bias, reader.take(1, "value fc2 biases"))
     except ValueError as exc:
-        raise ValueError(f"{target}: {exc}") from None
+        raise WeightsError(f"{target}: {exc}") from None
     return model.eval()
