@@ -258,6 +258,33 @@ def test_render_shows_coordinates_and_stones(size):
     ]
 
 
+def test_render_marks_the_last_move():
+    stones = parse(SAMPLE)
+    n = stones.shape[0]
+    assert "(" in render(stones, last_move=0)
+    assert "(" in render(stones, last_move=np.int64(n * n - 1))
+    assert "(" not in render(stones, last_move=n * n)  # a pass marks nothing
+
+
+@pytest.mark.parametrize(
+    ("last_move", "error"),
+    [
+        (float("inf"), TypeError),
+        (float("-inf"), TypeError),
+        (float("nan"), TypeError),
+        (1.5, TypeError),
+        ("3", TypeError),
+        (10**400, ValueError),
+        (-1, ValueError),
+        (True, ValueError),
+    ],
+)
+def test_render_refuses_bad_last_moves(last_move, error):
+    # int(inf) raised OverflowError, and 1.5 marked point 1.
+    with pytest.raises(error, match="last_move"):
+        render(parse(SAMPLE), last_move=last_move)
+
+
 def test_render_board_and_stones_agree(impl):
     board = impl.from_stones(parse(SAMPLE))
     assert render(board) == render(board.stones())

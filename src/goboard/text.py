@@ -20,6 +20,7 @@ with GTP coordinates, star points and the last move in parentheses::
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -150,6 +151,7 @@ def render(board_or_stones: Any, last_move: int | None = None) -> str:
 
     Raises:
         ValueError: Bad stones or a ``last_move`` off the board.
+        TypeError: A ``last_move`` that is not an integer (a float, ``inf``).
     """
     stones_method = getattr(board_or_stones, "stones", None)
     if callable(stones_method):
@@ -161,10 +163,16 @@ def render(board_or_stones: Any, last_move: int | None = None) -> str:
     n = int(stones.shape[0])
     mark_row, mark_col = -1, -1
     if last_move is not None:
-        if isinstance(last_move, bool) or not 0 <= int(last_move) <= n * n:
+        # Integers only (numpy's too): int() would truncate 4.5 and overflow on inf.
+        try:
+            point = operator.index(last_move)
+        except TypeError:
+            kind = type(last_move).__name__
+            raise TypeError(f"last_move must be an int or None, not {kind}") from None
+        if isinstance(last_move, bool) or not 0 <= point <= n * n:
             raise ValueError(f"last_move {last_move!r} is off a {n}x{n} board")
-        if last_move != n * n:
-            mark_row, mark_col = divmod(int(last_move), n)
+        if point != n * n:
+            mark_row, mark_col = divmod(point, n)
 
     stars = _star_points(n)
     letters = "   " + " ".join(GTP_LETTERS[:n])
