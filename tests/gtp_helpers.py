@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import os
+import threading
+import time
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -73,3 +78,33 @@ def parse_info(line: str) -> list[dict[str, object]]:
             out[-1][word] = words[i + 1]
             i += 2
     return out
+
+
+class PipeWriter:
+    """Writes into an OS pipe from the test, like a GUI on the other end."""
+
+    def __init__(self) -> None:
+        r, w = os.pipe()
+        self.reader = os.fdopen(r, "r")
+        self.writer = os.fdopen(w, "w")
+
+    def send(self, text: str) -> None:
+        self.writer.write(text)
+        self.writer.flush()
+
+    def close(self) -> None:
+        self.writer.close()  # end of input: serve's reader thread ends
+        for thread in threading.enumerate():
+            if thread.name == "gtp-reader":
+                thread.join(timeout=5)
+        self.reader.close()
+
+
+class Collector(io.StringIO):
+    """A thread-safe-enough output that can wait for a substring."""
+
+    def wait_for(self, text: str, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.getvalue():
+            assert time.monotonic() < deadline, self.getvalue()
+            time.sleep(0.01)

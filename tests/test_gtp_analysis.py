@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import io
-import os
 import threading
 import time
 
 import pytest
-from gtp_helpers import FixedOwnership, fails, make_engine, ok, parse_info
+from gtp_helpers import (
+    Collector,
+    FixedOwnership,
+    PipeWriter,
+    fails,
+    make_engine,
+    ok,
+    parse_info,
+)
 
 import goboard
 from alphago.gtp import Engine, serve
@@ -176,36 +183,6 @@ def test_serve_ends_at_end_of_input() -> None:
 def test_serve_rejects_overlong_lines_and_goes_on() -> None:
     out = run_serve("x" * 200_000 + "\nname\n")
     assert out == "? line too long\n\n= alphago\n\n"
-
-
-class PipeWriter:
-    """Writes into an OS pipe from the test, like a GUI on the other end."""
-
-    def __init__(self) -> None:
-        r, w = os.pipe()
-        self.reader = os.fdopen(r, "r")
-        self.writer = os.fdopen(w, "w")
-
-    def send(self, text: str) -> None:
-        self.writer.write(text)
-        self.writer.flush()
-
-    def close(self) -> None:
-        self.writer.close()  # end of input: serve's reader thread ends
-        for thread in threading.enumerate():
-            if thread.name == "gtp-reader":
-                thread.join(timeout=5)
-        self.reader.close()
-
-
-class Collector(io.StringIO):
-    """A thread-safe-enough output that can wait for a substring."""
-
-    def wait_for(self, text: str, timeout: float = 10.0) -> None:
-        deadline = time.monotonic() + timeout
-        while text not in self.getvalue():
-            assert time.monotonic() < deadline, self.getvalue()
-            time.sleep(0.01)
 
 
 def test_analysis_streams_until_the_next_command() -> None:

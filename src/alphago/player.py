@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -60,11 +60,15 @@ class Player(Protocol):
         stop: threading.Event | None = None,
         on_result: OnResult | None = None,
         every_seconds: float | None = None,
+        simulations: int | None = None,
+        filters: Sequence[search.MoveFilter] = (),
     ) -> search.SearchResult:
         """Search ``board`` (not modified) and return the result.
 
         ``on_result`` receives intermediate results every ``every_seconds``; setting
         ``stop`` ends the search early (the result is then the best so far).
+        ``simulations`` replaces the configured budget for this search (analysis);
+        ``filters`` restrict the moves searched (``avoid``/``allow``).
         """
         ...
 
@@ -208,6 +212,8 @@ class _TreePlayer:
         stop: threading.Event | None = None,
         on_result: OnResult | None = None,
         every_seconds: float | None = None,
+        simulations: int | None = None,
+        filters: Sequence[search.MoveFilter] = (),
     ) -> search.SearchResult:
         if not isinstance(board, goboard.Board):
             raise TypeError("board must be a goboard.Board")
@@ -219,11 +225,21 @@ class _TreePlayer:
             raise ValueError(
                 f"time_budget must be a positive number, not {time_budget}"
             )
+        if simulations is not None and (
+            isinstance(simulations, bool)
+            or not isinstance(simulations, int)
+            or simulations < 1
+        ):
+            raise ValueError(f"simulations must be an int >= 1, not {simulations!r}")
+        filters = tuple(filters)
         with self._lock:
-            mcts = self._tree_for(board)
+            mcts = self._tree_for(board, reuse=not filters)
+            mcts.set_move_filters(filters)
             config = self.config
             if time_budget is not None:
                 config = dataclasses.replace(config, time_limit=float(time_budget))
+            if simulations is not None:
+                config = dataclasses.replace(config, num_simulations=simulations)
             mcts.config = config
             callback = None
             if on_result is not None:
@@ -235,7 +251,8 @@ class _TreePlayer:
             result = mcts.search(
                 callback=callback, every_seconds=every_seconds, stop_event=stop
             )
-            result = _no_early_pass(board, result)
+            if not filters:  # a pass inside an allow list stays a pass
+                result = _no_early_pass(board, result)
             self._our_move = result.move
             return result
 
@@ -274,11 +291,21 @@ class _TreePlayer:
             node = int(kids[best])
         return pv
 
-    def _tree_for(self, board: goboard.Board) -> search.MCTS:
-        """A search whose root is ``board``, reusing the old tree where it can."""
+    def tree_capacity(self) -> int:
+        """Nodes the search tree can hold (an analysis runs until it is full)."""
+        return self.config.capacity()
+
+    def _tree_for(self, board: goboard.Board, *, reuse: bool = True) -> search.MCTS:
+        """A search whose root is ``board``, reusing the old tree where it can.
+
+        Trees searched under move filters are not reused: their nodes' moves were
+        filtered for their depth below the old root.
+        """
         mcts, root = self._mcts, self._root
         if mcts is not None and root is not None and root.size == board.size:
             path = self._path(root, board)
+            if not reuse or mcts.move_filters():
+                path = None
             if path is not None:
                 try:
                     for move in path:

@@ -14,6 +14,7 @@ from .evaluator import (
     RolloutPolicy,
     UniformEvaluator,
 )
+from .filters import MoveFilter
 from .mcts import MCTS, PUCT, UCT, AlphaGo2016, Callback, run_search
 from .puct import choose_move, dirichlet_mix, puct_scores, ucb1_scores
 from .result import SearchResult
@@ -28,6 +29,7 @@ __all__ = [
     "CachedEvaluator",
     "Callback",
     "Evaluator",
+    "MoveFilter",
     "Positions",
     "RolloutEvaluator",
     "RolloutPolicy",

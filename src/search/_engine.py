@@ -24,6 +24,7 @@ from ._roots import RootsMixin, Seeds, as_boards, make_rngs
 from ._step import Idx, Walks
 from .config import SearchConfig, UCTConfig, _Common
 from .evaluator import TRUSTED, Evaluator, Positions, RolloutPolicy, check_output
+from .filters import MoveFilter, filter_legal
 from .puct import puct_scores, ucb1_scores
 from .result import SearchResult
 from .tree import EXPANDED, TERMINAL, Tree
@@ -106,11 +107,63 @@ class MCTS(RootsMixin):
         self._noise = puct.dirichlet_fraction if puct else 0.0
         self._alpha = puct.dirichlet_alpha if puct else 0.0
         self._exploration = config.exploration if isinstance(config, UCTConfig) else 0.0
+        self._filters: list[tuple[MoveFilter, ...]] = [()] * len(boards)
+        self._filtered = False
 
     @property
     def games(self) -> int:
         """G, the number of trees."""
         return self.tree.games
+
+    def set_move_filters(self, filters: Sequence[MoveFilter], game: int = 0) -> None:
+        """Restrict the moves of game ``game``'s searches (``avoid``/``allow``, see
+        :mod:`search.filters`); an empty sequence lifts them.
+
+        A change of filters starts that game's tree afresh from its root, since nodes
+        searched under other filters would carry visits to moves now excluded.
+        """
+        g = self._game(game)
+        new = tuple(filters)
+        for f in new:
+            if not isinstance(f, MoveFilter):
+                raise TypeError("filters must be search.MoveFilter values")
+            if any(m >= self.tree.num_actions for m in f.moves):
+                raise ValueError(f"filter moves must be < {self.tree.num_actions}")
+        if new == self._filters[g]:
+            return
+        self._filters[g] = new
+        self._filtered = any(self._filters)
+        self.set_root(self.root_board(g), g)
+
+    def move_filters(self, game: int = 0) -> tuple[MoveFilter, ...]:
+        """The filters game ``game``'s searches use."""
+        return self._filters[self._game(game)]
+
+    def _apply_filters(self, pos: I64, legal: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """``legal`` restricted by each node's game filters (see search.filters)."""
+        t = self.tree
+        games = pos // t.stride
+        node = pos - games * t.stride
+        out = legal
+        for g in np.unique(games).tolist():
+            filters = self._filters[g]
+            if not filters:
+                continue
+            rows = np.flatnonzero(games == g)
+            depth = np.zeros(rows.size, dtype=np.int64)
+            cur = node[rows].copy()
+            for _ in range(max(f.until_depth for f in filters)):
+                up = t.parent[g, cur]
+                moved = up >= 0
+                if not moved.any():
+                    break
+                depth += moved
+                cur = np.where(moved, up, cur)
+            to_play = self.pool.to_play(pos[rows] - g)  # flat g*(M+1)+i is slot g*M+i
+            if out is legal:
+                out = legal.copy()
+            out[rows] = filter_legal(legal[rows], depth, to_play, filters)
+        return out
 
     def stop(self) -> None:
         """Ask the running search to stop after its current step (thread-safe)."""
@@ -331,6 +384,8 @@ class MCTS(RootsMixin):
     def _store_priors(
         self, pos: I64, priors: NDArray[np.float32], legal: NDArray[np.bool_]
     ) -> None:
+        if self._filtered:
+            legal = self._apply_filters(pos, legal)
         p = priors * legal
         total = p.sum(axis=1, keepdims=True)
         if total.min() <= 0:  # no weight on any legal move: uniform over the legal ones

@@ -10,28 +10,34 @@ visited first, and end the stream with an empty line when the next command arriv
   Q16``, floats; with ``ownership true`` the line ends with ``ownership`` and N*N values
   in [-1, 1], row by row from the top-left point (A19 on 19x19).
 
-Everything is from the point of view of the side to move. Our searches estimate no score
-per move, so the score fields carry the position's estimate from the ownership playouts
-(the same for every move; ``scoreStdev`` 0).
+Everything is from the point of view of the side to move. Our searches have no score
+head, so each move's ``scoreMean``/``scoreLead``/``scoreSelfplay`` is the mean final
+score (area, minus komi) of random playouts from the position after that move, and
+``scoreStdev`` their spread: a rough estimate, but the move's own.
 
 Arguments (both commands): ``[colour] [interval] [key value ...]`` with keys
-``interval`` (centiseconds), ``minmoves``/``maxmoves`` (how many candidates to list),
-``ownership true|false`` (kata only; ``pvVisits``, ``rootInfo``, ``ownershipStdev``,
-``movesOwnership``, ``pvEdgeVisits`` are accepted and ignored); ``avoid``/``allow``
-take three arguments and are accepted but ignored, as is ``minmoves``.
+``interval`` (centiseconds), ``minmoves``/``maxmoves`` (how many candidates to list;
+``minmoves`` is accepted and ignored), ``ownership true|false`` (kata only;
+``pvVisits``, ``rootInfo``, ``ownershipStdev``, ``movesOwnership``, ``pvEdgeVisits``
+are accepted and ignored), and any number of ``avoid COLOUR VERTICES DEPTH`` /
+``allow COLOUR VERTICES DEPTH`` clauses (vertices comma-separated): for the first
+DEPTH moves of every line, COLOUR may not play VERTICES (avoid) or only VERTICES
+(allow); see :mod:`search.filters`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
 from goboard import coords
+from search import MoveFilter
 
 from ..player import Candidate
-from .protocol import GtpError, parse_colour, parse_int
+from .protocol import GtpError, parse_colour, parse_int, parse_vertex
 
 __all__ = ["AnalyzeArgs", "format_kata", "format_lz", "parse_analyze_args"]
 
@@ -58,10 +64,26 @@ class AnalyzeArgs:
     min_moves: int = 0
     max_moves: int = 0  # 0: no limit
     ownership: bool = False
+    filters: list[MoveFilter] = field(default_factory=list)
 
 
-def parse_analyze_args(args: list[str], kata: bool) -> AnalyzeArgs:
-    """Parse ``[colour] [interval] [key value ...]``."""
+#: Deepest avoid/allow clause accepted (moves of each line).
+MAX_FILTER_DEPTH = 1000
+
+
+def _parse_filter(words: list[str], allow: bool, size: int) -> MoveFilter:
+    """``COLOUR VERTICES DEPTH`` of an avoid/allow clause."""
+    colour = parse_colour(words[0])
+    vertices = [v for v in words[1].split(",") if v]
+    if not vertices:
+        raise GtpError("avoid/allow needs at least one vertex")
+    moves = tuple(sorted({parse_vertex(v, size) for v in vertices}))
+    depth = parse_int(words[2], "avoid/allow depth", 1, MAX_FILTER_DEPTH)
+    return MoveFilter(colour, moves, depth, allow)
+
+
+def parse_analyze_args(args: list[str], kata: bool, size: int = 19) -> AnalyzeArgs:
+    """Parse ``[colour] [interval] [key value ...]`` for a size x size board."""
     out = AnalyzeArgs()
     i = 0
     if i < len(args) and args[i].lower() in ("b", "w", "black", "white"):
@@ -76,6 +98,7 @@ def parse_analyze_args(args: list[str], kata: bool) -> AnalyzeArgs:
         if key in ("avoid", "allow"):
             if i + 3 >= len(args):
                 raise GtpError(f"{key} needs a colour, vertices and a depth")
+            out.filters.append(_parse_filter(args[i + 1 : i + 4], key == "allow", size))
             i += 4
             continue
         if i + 1 >= len(args):
@@ -122,19 +145,21 @@ def format_kata(
     cands: list[Candidate],
     size: int,
     args: AnalyzeArgs,
-    score: float,
+    scores: Callable[[int], tuple[float, float]],
     ownership: NDArray[np.float64] | None,
 ) -> str:
-    """One KataGo report line (no newline); ``score`` and ``ownership`` are from the
-    side to move's view."""
+    """One KataGo report line (no newline). ``scores(move)`` is the (mean, stdev)
+    score estimate after a move; it and ``ownership`` are from the side to move's
+    view."""
     parts = []
     for order, c in enumerate(_limit(cands, args)):
         utility = 2.0 * c.winrate - 1.0
+        mean, spread = scores(c.move)
         parts.append(
             f"info move {coords.to_gtp(c.move, size)} visits {c.visits}"
             f" utility {utility:.6f} winrate {c.winrate:.6f}"
-            f" scoreMean {score:.3f} scoreStdev 0.000 scoreLead {score:.3f}"
-            f" scoreSelfplay {score:.3f} prior {c.prior:.6f} lcb {c.lcb:.6f}"
+            f" scoreMean {mean:.3f} scoreStdev {spread:.3f} scoreLead {mean:.3f}"
+            f" scoreSelfplay {mean:.3f} prior {c.prior:.6f} lcb {c.lcb:.6f}"
             f" utilityLcb {2.0 * c.lcb - 1.0:.6f} order {order} pv {_pv(c.pv, size)}"
         )
     if ownership is not None:

@@ -7,7 +7,7 @@ Also the move generation shared by ``genmove``, ``reg_genmove``,
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -131,6 +131,7 @@ def generate(
     every_seconds: float | None = None,
     cleanup: bool = False,
     account: bool = True,
+    filters: Sequence[search.MoveFilter] = (),
 ) -> tuple[str, int | None, search.SearchResult]:
     """Search a move for ``colour``: (GTP answer, point or None for resign, the
     search result)."""
@@ -142,6 +143,7 @@ def generate(
         time_budget=budget,
         on_result=on_result,
         every_seconds=every_seconds,
+        filters=filters,
     )
     if account:  # reg_genmove is no move of the game: the clock does not run
         e.time.spent(colour, time.monotonic() - start)

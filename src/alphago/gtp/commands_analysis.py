@@ -2,10 +2,11 @@
 
 ``lz-analyze`` / ``kata-analyze`` send ``=`` at once, then a report line every
 ``interval`` centiseconds while the search runs, and end with an empty line when the
-next command arrives (under ``serve``) or when the search ends (``Engine.handle``). The
-search is the player's own (its simulation limit); once it is done the stream idles
-until it is stopped. ``*-genmove_analyze`` stream the same way during a ``genmove``
-and end with ``play <vertex>``. Formats: :mod:`.analysis`.
+next command arrives (under ``serve``) or when the search ends (``Engine.handle``).
+Under ``serve`` the search runs until the next command (pondering: the tree is reused
+and bounded by ``--analysis-memory``), or to ``--analysis-visits``; once it stops the
+stream repeats the final report every interval. ``*-genmove_analyze`` stream the
+same way during a ``genmove`` and end with ``play <vertex>``. Formats: :mod:`.analysis`.
 """
 
 from __future__ import annotations
@@ -40,6 +41,35 @@ def _describe(e: Engine, result: search.SearchResult) -> list[Candidate]:
     return candidates_from_result(result)
 
 
+#: Random playouts behind each candidate's score estimate.
+SCORE_PLAYOUTS = 64
+
+
+class _MoveScores:
+    """Per-move score estimates for kata-analyze, from the side to move's view: the
+    mean and spread of random playout scores after the move, computed once per move."""
+
+    def __init__(self, board: goboard.Board, playouts: int = SCORE_PLAYOUTS) -> None:
+        self.board, self.playouts = board, playouts
+        self.cache: dict[int, tuple[float, float]] = {}
+
+    def __call__(self, move: int) -> tuple[float, float]:
+        if move not in self.cache:
+            self.cache[move] = self._estimate(move)
+        return self.cache[move]
+
+    def _estimate(self, move: int) -> tuple[float, float]:
+        board, mover = self.board.copy(), self.board.to_play
+        try:
+            board.play(move)
+        except ValueError:  # not a move here: the position's own estimate
+            board = self.board
+        if board.is_over:
+            return float(mover * board.score()), 0.0
+        scores, _ = goboard.playouts(board, self.playouts, seed=1 + move)
+        return float(mover * scores.mean()), float(scores.std())
+
+
 class _Reporter:
     """Formats and writes report lines for one analysis command."""
 
@@ -47,28 +77,36 @@ class _Reporter:
         self, e: Engine, ctx: Context, a: AnalyzeArgs, kata: bool, board: goboard.Board
     ) -> None:
         self.e, self.ctx, self.args, self.kata = e, ctx, a, kata
-        self.score = 0.0
+        self.scores = _MoveScores(board)
         self.ownership: NDArray[np.float64] | None = None
-        if kata:
-            own = e.player.ownership(board)  # Black's view
-            mover = board.to_play
-            self.score = float(mover * (own.sum() - board.komi))
-            if a.ownership:
-                self.ownership = own * mover
+        if kata and a.ownership:
+            self.ownership = e.player.ownership(board) * board.to_play
 
     def __call__(self, result: search.SearchResult) -> None:
         cands = _describe(self.e, result)
         size = self.e.size
         if self.kata:
-            line = format_kata(cands, size, self.args, self.score, self.ownership)
+            line = format_kata(cands, size, self.args, self.scores, self.ownership)
         else:
             line = format_lz(cands, size, self.args)
         if line:
             self.ctx.write(line + "\n")
 
 
+def _analysis_budget(e: Engine, ctx: Context) -> int | None:
+    """Simulations of an analysis: ``--analysis-visits`` if set; else, in a GUI
+    session, until the next command (the tree's capacity bounds it); else (one-shot
+    ``Engine.handle``) the player's own budget."""
+    if e.analysis_visits is not None:
+        return e.analysis_visits
+    if not ctx.wait:
+        return None
+    capacity = getattr(e.player, "tree_capacity", None)
+    return int(capacity()) if callable(capacity) else None
+
+
 def _analyze(e: Engine, args: list[str], ctx: Context, *, kata: bool) -> str:
-    a = parse_analyze_args(args, kata)
+    a = parse_analyze_args(args, kata, e.size)
     colour = e.board.to_play if a.colour is None else a.colour
     board = e.board_for(colour)
     every = a.interval / 100.0 if a.interval > 0 else None
@@ -79,15 +117,20 @@ def _analyze(e: Engine, args: list[str], ctx: Context, *, kata: bool) -> str:
         stop=ctx.stop,
         on_result=report if every is not None else None,
         every_seconds=every,
+        simulations=_analysis_budget(e, ctx),
+        filters=a.filters,
     )
     report(result)
     if ctx.wait:
-        ctx.stop.wait()
+        # The search is done (budget or tree full); the GUI still shows "pondering",
+        # so the stream goes on with the final numbers until the next command.
+        while not ctx.stop.wait(every if every is not None else 3600.0):
+            report(result)
     return ""
 
 
 def _genmove_analyze(e: Engine, args: list[str], ctx: Context, *, kata: bool) -> str:
-    a = parse_analyze_args(args, kata)
+    a = parse_analyze_args(args, kata, e.size)
     if a.colour is None:
         raise GtpError("missing color")
     board = e.board_for(a.colour)
@@ -95,7 +138,12 @@ def _genmove_analyze(e: Engine, args: list[str], ctx: Context, *, kata: bool) ->
     report = _Reporter(e, ctx, a, kata, board)
     ctx.begin()
     answer, move, result = generate(
-        e, a.colour, ctx, on_result=report if every else None, every_seconds=every
+        e,
+        a.colour,
+        ctx,
+        on_result=report if every else None,
+        every_seconds=every,
+        filters=a.filters,
     )
     report(result)
     if move is not None:

@@ -75,6 +75,8 @@ class Engine:
             :data:`DEFAULT_VERSION`).
         players: picks the player when ``boardsize`` changes the size (None: keep
             ``player`` for every size).
+        analysis_visits: cap on an analysis command's simulations (None: until the
+            next command, within the player's tree capacity).
         dead_threshold: a stone is dead when the ownership estimate gives its point to
             the other colour by more than this (``final_status_list``).
     """
@@ -91,6 +93,7 @@ class Engine:
         version: str = DEFAULT_VERSION,
         dead_threshold: float = 0.4,
         players: Callable[[int], Player] | None = None,
+        analysis_visits: int | None = None,
     ) -> None:
         from . import commands, commands_analysis, commands_game
 
@@ -103,6 +106,9 @@ class Engine:
         self.version = version
         self.dead_threshold = dead_threshold
         self.players = players
+        if analysis_visits is not None and analysis_visits < 1:
+            raise ValueError(f"analysis_visits must be >= 1, not {analysis_visits}")
+        self.analysis_visits = analysis_visits
         self.time = TimeManager()
         self.setup: dict[int, list[int]] = {}
         self.moves: list[tuple[int, int]] = []
