@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 from gtp_helpers import FixedOwnership, fails, make_engine, ok
+from numpy.typing import NDArray
 
 import goboard
 import search
@@ -288,3 +289,35 @@ def test_genmove_cleanup_captures_dead_stones_instead_of_passing() -> None:
     ok(f, "play b b2")
     ok(f, "play w d2")
     assert ok(f, "kgs-genmove_cleanup b") == "pass"
+
+
+class WallOwnership(PassingPlayer):
+    """Ownership: columns A-B Black, D-E White, C neutral; always passes."""
+
+    def ownership(self, board: goboard.Board) -> NDArray[np.float64]:
+        own = np.zeros((5, 5))
+        own[:, :2], own[:, 3:] = 0.9, -0.9
+        return own
+
+
+def test_settle_before_pass_fills_neutral_points_then_passes() -> None:
+    # Walls on columns B and D leave column C neutral: a territory-counting GUI
+    # would see open dame. Without the switch the engine passes at once.
+    moves = [f"b b{r}" for r in range(1, 6)] + [f"w d{r}" for r in range(1, 6)]
+    plain = Engine(WallOwnership(), board_size=5)
+    for move in moves:
+        ok(plain, "play " + move)
+    assert ok(plain, "genmove b") == "pass"
+    e = Engine(WallOwnership(), board_size=5, settle_before_pass=True)
+    for move in moves:
+        ok(e, "play " + move)
+    played = []
+    for colour in "bwbwbwbw":
+        answer = ok(e, f"genmove {colour}")
+        played.append(answer)
+        if answer == "pass" and len(played) > 1 and played[-2] == "pass":
+            break
+    fills = [a for a in played if a != "pass"]
+    assert sorted(fills) == ["C1", "C2", "C3", "C4", "C5"], played
+    assert played[-2:] == ["pass", "pass"]  # settled: then it passes
+    assert (e.board.ownership() != 0).all()

@@ -156,7 +156,34 @@ def generate(
         move = legal[0] if legal else pass_point
     if cleanup and move == pass_point:
         move = _cleanup_move(e, board, colour, result.visits)
+    elif e.settle_before_pass and move == pass_point:
+        move = _settling_move(e, board, colour, result.visits)
     return coords.to_gtp(move, e.size), move, result
+
+
+def _settling_move(
+    e: Engine, board: goboard.Board, colour: int, visits: NDArray[np.int64]
+) -> int:
+    """Instead of passing, for GUIs that count territory themselves: capture dead
+    stones first, then fill neutral points (empty regions bordering both colours)
+    where the new stone keeps two liberties; pass when the board is settled."""
+    pass_point = e.size * e.size
+    move = _cleanup_move(e, board, colour, visits)
+    if move != pass_point:
+        return move
+    neutral = board.ownership().reshape(-1) == 0
+    stones = board.stones().reshape(-1)
+    fills = []
+    for m in board.legal_moves()[:-1]:
+        if stones[m] != 0 or not neutral[m] or board.is_true_eye(m, colour):
+            continue
+        after = board.copy()
+        after.play(m)
+        if after.liberties(m) >= 2:
+            fills.append(m)
+    if not fills:
+        return pass_point
+    return max(fills, key=lambda m: (int(visits[m]), -m))
 
 
 def _cleanup_move(

@@ -77,6 +77,9 @@ class Engine:
             ``player`` for every size).
         analysis_visits: cap on an analysis command's simulations (None: until the
             next command, within the player's tree capacity).
+        settle_before_pass: ``genmove`` plays on where the search would pass until
+            no dead stones and no neutral points are left (for GUIs that count
+            territory themselves); off: pass once passing wins under area scoring.
         dead_threshold: a stone is dead when the ownership estimate gives its point to
             the other colour by more than this (``final_status_list``).
     """
@@ -94,6 +97,7 @@ class Engine:
         dead_threshold: float = 0.4,
         players: Callable[[int], Player] | None = None,
         analysis_visits: int | None = None,
+        settle_before_pass: bool = False,
     ) -> None:
         from . import commands, commands_analysis, commands_game
 
@@ -109,6 +113,7 @@ class Engine:
         if analysis_visits is not None and analysis_visits < 1:
             raise ValueError(f"analysis_visits must be >= 1, not {analysis_visits}")
         self.analysis_visits = analysis_visits
+        self.settle_before_pass = settle_before_pass
         self.time = TimeManager()
         self.setup: dict[int, list[int]] = {}
         self.moves: list[tuple[int, int]] = []
