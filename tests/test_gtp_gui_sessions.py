@@ -145,31 +145,25 @@ def test_qgo_session() -> None:
     assert e.moves == [(1, 40), (-1, point)] and point != 40
 
 
+def analysis_lines(engine: Engine, command: str, seconds: float) -> list[str]:
+    """The report lines an analysis streams for ``seconds`` under serve()."""
+    s = Session(engine)
+    try:
+        start = s.start_stream(command)
+        time.sleep(seconds)
+        s.ask("name")
+        text = s.out.getvalue()[start:]
+    finally:
+        s.close()
+    return [ln for ln in text.split("\n") if ln.startswith("info")]
+
+
 def test_analysis_ponders_past_the_move_budget_and_respects_a_cap() -> None:
-    e = make_engine(size=9, sims=16)
-    s = Session(e)
-    try:
-        start = s.start_stream("lz-analyze 20")
-        time.sleep(1.0)
-        s.ask("name")
-        lines = [
-            ln for ln in s.out.getvalue()[start:].split("\n") if ln.startswith("info")
-        ]
-        assert total_visits(lines[-1]) > 16  # more than genmove's budget
-    finally:
-        s.close()
+    lines = analysis_lines(make_engine(size=9, sims=16), "lz-analyze 20", 1.0)
+    assert total_visits(lines[-1]) > 16  # more than genmove's budget
     capped = make_engine(size=9, sims=1000, analysis_visits=30)
-    s = Session(capped)
-    try:
-        start = s.start_stream("lz-analyze 10")
-        time.sleep(0.8)
-        s.ask("name")
-        lines = [
-            ln for ln in s.out.getvalue()[start:].split("\n") if ln.startswith("info")
-        ]
-        assert total_visits(lines[-1]) <= 30 + 1
-    finally:
-        s.close()
+    lines = analysis_lines(capped, "lz-analyze 10", 0.8)
+    assert total_visits(lines[-1]) <= 30 + 1
 
 
 def test_kata_scores_belong_to_each_move() -> None:
