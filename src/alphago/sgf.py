@@ -11,6 +11,7 @@ sgfmill counts rows from the bottom, and the conversion happens only here.
 
 from __future__ import annotations
 
+import codecs
 import os
 from dataclasses import dataclass, field
 
@@ -79,17 +80,62 @@ def _rowcol(point: int, size: int) -> tuple[int, int] | None:
     return size - 1 - row, col
 
 
+#: ASCII text as SGF files hold it: an SGF charset must encode it unchanged, since
+#: the file is parsed as ASCII before the charset is known.
+_ASCII_PROBE = "(;FF[4]GM[1]SZ[19]CA[UTF-8]PB[abc XYZ 0123]C[a\\]b];B[dd]) \n\t"
+
+
+def _charset(raw: bytes) -> str:
+    """The CA property's value as written (for messages), or "" if none is found."""
+    start = raw.find(b"CA[")
+    end = raw.find(b"]", start)
+    if start < 0 or end < 0:
+        return ""
+    return raw[start + 3 : end][:40].decode("ascii", "replace")
+
+
+def _check_text_encoding(name: str) -> None:
+    """Refuse an SGF charset (``CA``) that is not an ASCII-compatible text encoding:
+    ``base64``, ``zlib``, ``rot13``, ``hex``, ``uu``, ``bz2`` name Python codecs
+    that transform bytes or text, not character sets, and ``utf-16`` cannot hold an
+    SGF file that parsed as ASCII.
+
+    Raises:
+        ValueError: naming the charset.
+    """
+    try:
+        info = codecs.lookup(name)
+    except (LookupError, ValueError, TypeError):
+        raise ValueError(f"SGF charset {name!r} is not a known encoding") from None
+    # CodecInfo marks the codecs that are not str <-> bytes encodings.
+    if not getattr(info, "_is_text_encoding", True):
+        raise ValueError(f"SGF charset {name!r} is not a text encoding")
+    try:
+        compatible = info.encode(_ASCII_PROBE)[0] == _ASCII_PROBE.encode("ascii")
+    except (ValueError, TypeError, LookupError):
+        compatible = False
+    if not compatible:
+        raise ValueError(f"SGF charset {name!r} is not ASCII-compatible")
+
+
 def read_sgf(data: bytes | str) -> GameRecord:
     """Parse an SGF game (the first game of a collection, its main line).
 
     Raises:
-        ValueError: not SGF, not Go, a size we do not support, bad komi or moves.
+        ValueError: not SGF, not Go, a size we do not support, bad komi or moves, a
+            charset (``CA``) that is not a known ASCII-compatible text encoding.
     """
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     try:
         game = sgf.Sgf_game.from_bytes(raw)
+    except LookupError:
+        # sgfmill hands the CA property to codecs.lookup: an unknown name.
+        raise ValueError(
+            f"SGF charset {_charset(raw)!r} is not a known encoding"
+        ) from None
     except ValueError as exc:
         raise ValueError(f"malformed SGF: {exc}") from None
+    _check_text_encoding(game.get_root().get_encoding())
     root = game.get_root()
     try:
         size = coords.check_size(game.get_size())
@@ -120,7 +166,7 @@ def read_sgf(data: bytes | str) -> GameRecord:
             if colour_name is None:
                 continue
             record.moves.append((_FROM_SGF[colour_name], _point(rc, size)))
-    except (ValueError, KeyError) as exc:
+    except (ValueError, LookupError) as exc:  # KeyError is a LookupError
         raise ValueError(f"malformed SGF property: {exc}") from None
     if not (-1000.0 <= record.komi <= 1000.0):
         raise ValueError(f"SGF komi {record.komi} is out of range")
