@@ -28,6 +28,31 @@ if TYPE_CHECKING:
 __all__ = ["build_parser", "main"]
 
 
+def _add_device_options(p: argparse.ArgumentParser, device: str = "cpu") -> None:
+    p.add_argument(
+        "--device",
+        default=device,
+        help="torch device for the network: cpu, cuda, cuda:N or auto (CUDA when "
+        "present; default %(default)s)",
+    )
+    p.add_argument(
+        "--precision",
+        choices=("auto", "fp32", "bf16", "fp16"),
+        default="auto",
+        help="network arithmetic: auto (bf16 on CUDA, fp32 on CPU), fp32, bf16 "
+        "(autocast) or fp16 (CUDA only)",
+    )
+
+
+def check_device_options(args: argparse.Namespace) -> None:
+    """Refuse, with one line (ValueError), a --device this machine lacks or a
+    --precision that device cannot run, before anything is loaded."""
+    from alphago.nets.precision import resolve_device, resolve_precision
+
+    device = resolve_device(args.device)
+    resolve_precision(args.precision, device)
+
+
 def _add_engine_options(p: argparse.ArgumentParser, size: int | None) -> None:
     p.add_argument(
         "--size",
@@ -60,7 +85,7 @@ def _add_engine_options(p: argparse.ArgumentParser, size: int | None) -> None:
     p.add_argument(
         "--threads", type=int, default=None, help="torch threads for the network"
     )
-    p.add_argument("--device", default="cpu", help="torch device (default cpu)")
+    _add_device_options(p)
     p.add_argument(
         "--analysis-memory",
         type=int,
@@ -122,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--batch", type=int, default=32, help="leaves per network call (default 32)"
     )
-    bench.add_argument("--device", default="cpu", help="torch device (default cpu)")
+    _add_device_options(bench)
     bench.add_argument(
         "--no-net", action="store_true", help="skip the network measurements"
     )
@@ -166,9 +191,12 @@ def player_choice(args: argparse.Namespace) -> PlayerChoice:
         weights=args.weights,
         uct=args.uct,
         device=args.device,
+        precision=None if args.precision == "auto" else args.precision,
         threads=args.threads,
         analysis_memory_mb=args.analysis_memory,
     )
+    if not args.uct:
+        check_device_options(args)
     return PlayerChoice(spec)
 
 
@@ -259,6 +287,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from alphago.match.bench import run_bench
 
+    if not args.no_net:
+        check_device_options(args)
     for line in run_bench(
         size=args.size,
         playouts=args.playouts,
@@ -269,6 +299,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         threads=args.threads,
         batch=args.batch,
         device=args.device,
+        precision=None if args.precision == "auto" else args.precision,
     ):
         print(line, flush=True)
     return 0

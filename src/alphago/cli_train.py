@@ -59,7 +59,15 @@ def _add_optimizer_options(p: argparse.ArgumentParser, lr: float) -> None:
     p.add_argument(
         "--device",
         default="auto",
-        help="torch device (default: cuda when present, else cpu)",
+        help="torch device of the learner: cpu, cuda, cuda:N or auto (default: cuda "
+        "when present, else cpu)",
+    )
+    p.add_argument(
+        "--precision",
+        choices=("auto", "fp32", "bf16", "fp16"),
+        default="auto",
+        help="network arithmetic: auto (bf16 on CUDA, fp32 on CPU), fp32, bf16 "
+        "(autocast) or fp16 (CUDA only; loss scaling, skipped steps in the metrics)",
     )
     p.add_argument("--threads", type=int, default=None, help="torch threads")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -176,7 +184,14 @@ def add_training_commands(sub: Any) -> None:
         "--parallel-games",
         type=int,
         default=32,
-        help="games searched in lock-step per worker (default 32)",
+        help="games searched in lock-step per worker (default 32; raise it to fill a "
+        "GPU with --selfplay-device cuda)",
+    )
+    rl.add_argument(
+        "--selfplay-device",
+        default="cpu",
+        help="torch device of the self-play workers' and evaluation games' networks: "
+        "cpu, cuda, cuda:N or auto (default cpu)",
     )
     rl.add_argument(
         "--window", type=int, default=100_000, help="replay window (examples)"
@@ -242,12 +257,18 @@ def add_training_commands(sub: Any) -> None:
     add_report_arguments(rep)
 
 
-def _device(name: str) -> str:
-    if name != "auto":
-        return name
-    import torch
+def _devices(args: argparse.Namespace) -> tuple[str, str | None]:
+    """The learner's device and the precision, checked (ValueError, one line) with
+    the self-play device where there is one, before any work starts."""
+    from alphago.nets.precision import resolve_device, resolve_precision
 
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    device = resolve_device(args.device)
+    precision = None if args.precision == "auto" else args.precision
+    resolve_precision(precision, device)
+    selfplay = getattr(args, "selfplay_device", None)
+    if selfplay is not None:
+        resolve_precision(precision, resolve_device(selfplay))
+    return str(device), precision
 
 
 def _cmd_gendata(args: argparse.Namespace) -> int:
@@ -313,9 +334,12 @@ def _cmd_shards(args: argparse.Namespace) -> int:
 def _cmd_train(args: argparse.Namespace) -> int:
     import torch
 
+    device, precision = _devices(args)
     if args.threads:
         torch.set_num_threads(args.threads)
-    return _train_sl(args) if args.mode == "sl" else _train_rl(args)
+    if args.mode == "sl":
+        return _train_sl(args, device, precision)
+    return _train_rl(args, device, precision)
 
 
 def _net_and_optimizer(
@@ -342,7 +366,7 @@ def _net_and_optimizer(
     return net, train
 
 
-def _train_sl(args: argparse.Namespace) -> int:
+def _train_sl(args: argparse.Namespace, device: str, precision: str | None) -> int:
     from pathlib import Path
 
     from alphago.train.sl import SLConfig, train_sl
@@ -368,14 +392,15 @@ def _train_sl(args: argparse.Namespace) -> int:
         net,
         train,
         sl,
-        device=_device(args.device),
+        device=device,
         progress=not args.no_progress,
+        precision=precision,
     )
     print(f"step {learner.step}: weights in {Path(args.run) / 'weights.pt'}")
     return 0
 
 
-def _train_rl(args: argparse.Namespace) -> int:
+def _train_rl(args: argparse.Namespace, device: str, precision: str | None) -> int:
     from pathlib import Path
 
     from alphago.train.rl import RLConfig, train_rl
@@ -411,8 +436,10 @@ def _train_rl(args: argparse.Namespace) -> int:
         net,
         train,
         init_weights=args.init,
-        device=_device(args.device),
+        device=device,
         progress=not args.no_progress,
+        precision=precision,
+        selfplay_device=args.selfplay_device,
     )
     print(f"step {learner.step}: best network in {Path(args.run) / 'best.pt'}")
     return 0

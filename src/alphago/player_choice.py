@@ -55,6 +55,7 @@ class PlayerSpec:
     weights: str | None = None
     uct: bool = False
     device: str = "cpu"
+    precision: str | None = None
     threads: int | None = None
     analysis_memory_mb: int = 1024
 
@@ -164,7 +165,11 @@ class PlayerChoice:
 
         spec = self.spec
         evaluator = NetEvaluator(
-            net, device=spec.device, threads=spec.threads, seed=spec.seed
+            net,
+            device=spec.device,
+            threads=spec.threads,
+            seed=spec.seed,
+            precision=spec.precision,
         )
         # Several leaves per network call (virtual loss): a batch of 16 doubles
         # positions/s on CPU over single positions, at a small cost in search quality.
@@ -181,8 +186,9 @@ class PlayerChoice:
 
 def _load(path: Path, device: str) -> PolicyValueNet:
     from alphago.nets import load_network
+    from alphago.nets.precision import resolve_device
 
-    return load_network(path, map_location=device)
+    return load_network(path, map_location=resolve_device(device))
 
 
 def _shape(net: PolicyValueNet) -> str:

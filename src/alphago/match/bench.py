@@ -54,6 +54,7 @@ def run_bench(
     threads: int | None = None,
     batch: int = 8,
     device: str = "cpu",
+    precision: str | None = None,
 ) -> Iterator[str]:
     """Yield one report line per measurement (see the module docstring)."""
     board = goboard.Board(size, 7.5, "chinese")
@@ -90,10 +91,17 @@ def run_bench(
         return
     torch.manual_seed(0)
     model = PolicyValueNet(NetConfig(board_size=size, blocks=blocks, filters=filters))
-    evaluator = NetEvaluator(model, device=device, threads=threads, seed=0)
-    shape = f"{blocks}x{filters}, {torch.get_num_threads()} threads, {device}"
-    planes = np.random.default_rng(0).random(
-        (batch, model.config.planes, size, size), dtype=np.float32
+    evaluator = NetEvaluator(
+        model, device=device, threads=threads, seed=0, precision=precision
+    )
+    shape = (
+        f"{blocks}x{filters}, {torch.get_num_threads()} threads, "
+        f"{evaluator.device} {evaluator.precision}"
+    )
+    # 0/1 planes as uint8, as the evaluator's own calls send them.
+    rng = np.random.default_rng(0)
+    planes = (rng.random((batch, model.config.planes, size, size)) < 0.2).astype(
+        np.uint8
     )
     evaluator.forward(planes)  # warm-up: allocations, kernel choice
     # The median call: robust to other processes taking the cores for a moment

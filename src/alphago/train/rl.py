@@ -28,6 +28,12 @@ Run directory: ``checkpoint.pt`` (learner, configs, counters, random states, pha
 evaluations). Each phase's randomness comes from (seed, iteration, phase), and the
 learner's sampling generator is in the
 checkpoint, so a killed and resumed run ends in the same state as an uninterrupted one.
+
+Devices: the learner trains on ``device``; self-play and the evaluation games run
+their networks on ``selfplay_device`` (default the CPU; ``"cuda"`` puts every
+self-play worker's evaluator on the GPU). ``precision`` applies to both (None: each
+device's default, bf16 on CUDA and fp32 on the CPU). None of these is stored in the
+checkpoint: a run may resume on another machine.
 """
 
 from __future__ import annotations
@@ -187,13 +193,19 @@ class _Run:
         net_config: NetConfig,
         train_config: TrainConfig,
         device: str,
+        precision: str | None = None,
+        selfplay_device: str = "cpu",
     ) -> None:
         self.dir = run
         self.config = config
         self.net_config = net_config
         self.train_config = train_config
         torch.manual_seed(config.seed)
-        self.learner = Learner(PolicyValueNet(net_config), train_config, device)
+        self.learner = Learner(
+            PolicyValueNet(net_config), train_config, device, precision
+        )
+        self.precision = precision
+        self.selfplay_device = selfplay_device
         self.rng = np.random.default_rng(config.seed)
         self.iteration = 0
         self.phase = "selfplay"
@@ -234,7 +246,13 @@ class _Run:
                 old.unlink()
 
     @classmethod
-    def load(cls, run: Path, device: str) -> _Run:
+    def load(
+        cls,
+        run: Path,
+        device: str,
+        precision: str | None = None,
+        selfplay_device: str = "cpu",
+    ) -> _Run:
         state = load_checkpoint(run / "checkpoint.pt")
         if state.get("kind") != "rl":
             raise ValueError(
@@ -246,6 +264,8 @@ class _Run:
             NetConfig.from_dict(state["net_config"]),
             TrainConfig.from_dict(state["train_config"]),
             device,
+            precision,
+            selfplay_device,
         )
         self.learner.load_state_dict(state["learner"])
         self.rng = restore_random_states(state["random"])
@@ -271,6 +291,9 @@ def train_rl(
     device: str = "cpu",
     progress: bool = True,
     stop_after: tuple[int, str] | None = None,
+    *,
+    precision: str | None = None,
+    selfplay_device: str = "cpu",
 ) -> Learner:
     """Run (or resume) the self-play loop in ``run_dir``; returns the learner.
 
@@ -278,11 +301,17 @@ def train_rl(
     replaces ``net_config``) or from random weights. An existing run resumes from its
     checkpoint with its stored configs. ``stop_after=(iteration, phase)`` stops once
     that phase of that iteration is done (as a crash would): the tests use it.
+    ``device``, ``precision`` and ``selfplay_device``: module docstring ("Devices");
+    each is checked before anything runs (ValueError, one line).
     """
+    from ..nets.precision import resolve_device, resolve_precision
+
+    resolve_precision(precision, resolve_device(device))
+    resolve_precision(precision, resolve_device(selfplay_device))
     run = Path(run_dir)
     run.mkdir(parents=True, exist_ok=True)
     if (run / "checkpoint.pt").exists():
-        state = _Run.load(run, device)
+        state = _Run.load(run, device, precision, selfplay_device)
         truncate_metrics(run / "metrics.jsonl", state.metrics_lines)
     else:
         config = config or RLConfig()
@@ -293,7 +322,9 @@ def train_rl(
         net_config = net_config or NetConfig(board_size=config.selfplay.size)
         if net_config.board_size != config.selfplay.size:
             raise ValueError("the network's board size differs from self-play's")
-        state = _Run(run, config, net_config, train_config, device)
+        state = _Run(
+            run, config, net_config, train_config, device, precision, selfplay_device
+        )
         if init_weights is not None:
             state.learner.model.load_state_dict(start.state_dict())
         save_weights(state.learner.model, run / "best.pt")
@@ -339,6 +370,8 @@ def _selfplay(state: _Run, log: MetricsLog, progress: bool) -> None:
             workers=cfg.workers,
             ray_address=cfg.ray_address,
             progress=lambda done: _advance(bar, done),
+            device=state.selfplay_device,
+            precision=state.precision,
         )
     merged = Examples.concat([state.replay, result.examples])
     state.replay = merged.take(slice(max(0, len(merged) - cfg.replay_window), None))
@@ -373,12 +406,13 @@ def _evaluate(state: _Run, log: MetricsLog) -> None:
     sp = cfg.selfplay
     step = state.learner.step
     seed = _phase_seed(cfg.seed, state.iteration, "evaluate")
+    dev = state.selfplay_device  # the arena's evaluators: the device's precision
     best = state.best()
     if cfg.gate_games:
         candidate = load_weights(state.dir / "candidate.pt")
         arena = play_arena(
-            Contestant.net("candidate", candidate, cfg.eval_simulations),
-            Contestant.net("best", best, cfg.eval_simulations),
+            Contestant.net("candidate", candidate, cfg.eval_simulations, device=dev),
+            Contestant.net("best", best, cfg.eval_simulations, device=dev),
             cfg.gate_games,
             sp.size,
             sp.komi,
@@ -403,7 +437,7 @@ def _evaluate(state: _Run, log: MetricsLog) -> None:
     if cfg.baseline_every and cfg.baseline_games and due % cfg.baseline_every == 0:
         uct_sims = 10 * cfg.eval_simulations
         arena = play_arena(
-            Contestant.net("best", best, cfg.eval_simulations),
+            Contestant.net("best", best, cfg.eval_simulations, device=dev),
             Contestant.uct(f"uct-{uct_sims}", uct_sims),
             cfg.baseline_games,
             sp.size,

@@ -35,8 +35,15 @@ pi keeps its visits. A game ends on two passes, a resignation, or at ``max_moves
 moves, where it is scored as it stands (the record's comment says so).
 
 Determinism: one seed fixes everything (root noise, symmetries, move sampling, which
-games may resign), given the same torch thread count: the network runs in inference
-mode on the CPU.
+games may resign), given the same device, precision and torch thread count (the
+network's arithmetic, and so a close call between two moves, may differ between
+them).
+
+Device: the evaluator runs on ``device`` (default the CPU): ``"cuda"`` puts each
+worker's network on the GPU, where the lock-step games of a worker make one batch of
+about ``parallel_games * leaves_per_batch`` positions per call, and several worker
+processes may share one GPU. ``precision`` is the evaluator's
+(:mod:`alphago.nets.precision`; None: bf16 on CUDA, fp32 on the CPU).
 """
 
 from __future__ import annotations
@@ -289,6 +296,9 @@ def play_games(
     games: int,
     seed: int,
     progress: Progress | None = None,
+    *,
+    device: str = "cpu",
+    precision: str | None = None,
 ) -> SelfPlayResult:
     """Play ``games`` self-play games of ``model`` (module docstring).
 
@@ -299,12 +309,15 @@ def play_games(
         games: games to play (>= 0).
         seed: fixes the whole run.
         progress: called with the number of finished games after each game ends.
+        device: the evaluator's torch device ("cpu", "cuda", "cuda:N", "auto").
+        precision: the evaluator's precision (None: the device's default).
 
     Returns:
         The examples and records, games in the order they started.
 
     Raises:
-        ValueError: the net is for another board size, or ``games`` < 0.
+        ValueError: the net is for another board size, ``games`` < 0, or a device
+            (or precision) this machine cannot run.
     """
     start = time.monotonic()
     _check_int("games", games, 0)
@@ -322,7 +335,9 @@ def play_games(
         return SelfPlayResult(Examples.empty(config.size, kind))
     streams = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4)]
     eval_rng, search_rng, move_rng, resign_rng = streams
-    evaluator = NetEvaluator(model, symmetries="random", seed=eval_rng)
+    evaluator = NetEvaluator(
+        model, device, symmetries="random", seed=eval_rng, precision=precision
+    )
     check = config.resign_threshold is not None
 
     def new_game() -> _Game:
@@ -417,9 +432,11 @@ def selfplay_job(
     seed: int,
     threads: int = 1,
     progress: Progress | None = None,
+    device: str = "cpu",
+    precision: str | None = None,
 ) -> SelfPlayResult:
     """:func:`play_games` with the net from a weights file's bytes (picklable: the
-    entry point of worker processes and Ray tasks).
+    entry point of worker processes and Ray tasks), on ``device`` at ``precision``.
 
     ``threads`` torch threads are used during the job (the process-wide setting is
     restored afterwards).
@@ -431,6 +448,8 @@ def selfplay_job(
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
-        return play_games(model, config, games, seed, progress)
+        return play_games(
+            model, config, games, seed, progress, device=device, precision=precision
+        )
     finally:
         torch.set_num_threads(before)

@@ -92,6 +92,8 @@ def train_sl(
     device: str = "cpu",
     progress: bool = True,
     stop_after: int | None = None,
+    *,
+    precision: str | None = None,
 ) -> Learner:
     """Train (or continue training) the run in ``run_dir``; returns the learner.
 
@@ -99,7 +101,9 @@ def train_sl(
     (defaults where None). An existing run (``RUN/checkpoint.pt``) continues with its
     stored data paths and configs; arguments that differ are reported and ignored.
     ``stop_after`` stops after that step (as a crash would, without a final
-    checkpoint): the tests use it to check resumption.
+    checkpoint): the tests use it to check resumption. ``device`` and ``precision``
+    (None: bf16 on CUDA, fp32 elsewhere) are the learner's; they are not stored, so
+    a run may resume on another device.
     """
     run = Path(run_dir)
     run.mkdir(parents=True, exist_ok=True)
@@ -145,7 +149,7 @@ def train_sl(
         )
     train, val = split_validation(examples, config.val_fraction)
     torch.manual_seed(config.seed)
-    learner = Learner(PolicyValueNet(net_config), train_config, device)
+    learner = Learner(PolicyValueNet(net_config), train_config, device, precision)
     rng = np.random.default_rng(config.seed)
     best = math.inf
     if state is not None:

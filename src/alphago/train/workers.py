@@ -17,6 +17,13 @@ core runs its own games, which keeps them busier than one process with several
 threads, whose batches spend a good part of each step in single-threaded search code).
 Job ``i`` is seeded ``seed + i * SEED_STRIDE``, so the jobs of one run, and of runs
 whose seeds differ by less than the stride, never repeat a game.
+
+``device`` puts every job's network there (``"cuda"``: each worker process opens its
+own CUDA context on the same GPU, and its lock-step games fill the batches; a few
+processes with many ``parallel_games`` each keep one GPU busy where one process's
+Python search alone could not). A local run checks the device and precision before
+any process starts (ValueError, one line). Ray tasks take the device as given and
+reserve no GPU for it: give the cluster's nodes the GPU they will use.
 """
 
 from __future__ import annotations
@@ -33,6 +40,16 @@ __all__ = ["SEED_STRIDE", "Job", "plan_jobs", "run_selfplay"]
 
 #: Seed distance between consecutive jobs of one run.
 SEED_STRIDE = 1 << 32
+
+
+class _Where(NamedTuple):
+    """How each job runs its network: ``selfplay_job``'s arguments after ``seed``
+    (``progress`` is None in other processes)."""
+
+    threads: int
+    progress: None = None
+    device: str = "cpu"
+    precision: str | None = None
 
 
 class Job(NamedTuple):
@@ -72,6 +89,8 @@ def run_selfplay(
     progress: Callable[[int], None] | None = None,
     *,
     threads: int = 1,
+    device: str = "cpu",
+    precision: str | None = None,
 ) -> SelfPlayResult:
     """Play ``games`` self-play games over ``workers`` jobs (module docstring).
 
@@ -87,6 +106,8 @@ def run_selfplay(
         progress: called with the number of finished games: after each game when
             the job runs in this process, after each job otherwise.
         threads: torch threads per job.
+        device: every job's network device ("cpu", "cuda", "cuda:N", "auto").
+        precision: the networks' precision (None: the device's default).
 
     Returns:
         The merged results in job order; ``seconds`` is this call's wall-clock time.
@@ -95,22 +116,36 @@ def run_selfplay(
     if not isinstance(config, SelfPlayConfig):
         raise TypeError("config must be a SelfPlayConfig")
     _check_int("threads", threads, 1)
+    if ray_address is None:
+        # Here, not in each worker: one clear line before any process starts.
+        from ..nets.precision import resolve_device, resolve_precision
+
+        resolve_precision(precision, resolve_device(device))
+    where = _Where(threads, device=device, precision=precision)
     jobs = plan_jobs(games, workers, seed)
     if not jobs:
-        results = [selfplay_job(weights, net_config, config, 0, seed, threads)]
+        results = [selfplay_job(weights, net_config, config, 0, seed, *where)]
     elif ray_address is not None:
         results = _on_ray(
-            weights, net_config, config, jobs, threads, ray_address, progress
+            weights, net_config, config, jobs, where, ray_address, progress
         )
     elif len(jobs) == 1:
         job = jobs[0]
         results = [
             selfplay_job(
-                weights, net_config, config, job.games, job.seed, threads, progress
+                weights,
+                net_config,
+                config,
+                job.games,
+                job.seed,
+                threads,
+                progress,
+                device,
+                precision,
             )
         ]
     else:
-        results = _on_processes(weights, net_config, config, jobs, threads, progress)
+        results = _on_processes(weights, net_config, config, jobs, where, progress)
     merged = SelfPlayResult.merge(results)
     merged.seconds = time.monotonic() - start
     return merged
@@ -121,7 +156,7 @@ def _on_processes(
     net_config: dict[str, Any],
     config: SelfPlayConfig,
     jobs: list[Job],
-    threads: int,
+    where: _Where,
     progress: Callable[[int], None] | None,
 ) -> list[SelfPlayResult]:
     context = multiprocessing.get_context("spawn")
@@ -131,7 +166,7 @@ def _on_processes(
     try:
         futures: dict[Future[SelfPlayResult], int] = {
             pool.submit(
-                selfplay_job, weights, net_config, config, job.games, job.seed, threads
+                selfplay_job, weights, net_config, config, job.games, job.seed, *where
             ): i
             for i, job in enumerate(jobs)
         }
@@ -153,7 +188,7 @@ def _on_ray(
     net_config: dict[str, Any],
     config: SelfPlayConfig,
     jobs: list[Job],
-    threads: int,
+    where: _Where,
     address: str,
     progress: Callable[[int], None] | None,
 ) -> list[SelfPlayResult]:
@@ -161,10 +196,10 @@ def _on_ray(
 
     if not ray.is_initialized():
         ray.init(address=address)
-    task = ray.remote(num_cpus=threads)(selfplay_job)
+    task = ray.remote(num_cpus=where.threads)(selfplay_job)
     weights_ref = ray.put(weights)  # one copy in the object store for all tasks
     refs = [
-        task.remote(weights_ref, net_config, config, job.games, job.seed, threads)
+        task.remote(weights_ref, net_config, config, job.games, job.seed, *where)
         for job in jobs
     ]
     games = {ref: job.games for ref, job in zip(refs, jobs, strict=True)}

@@ -1,0 +1,157 @@
+"""The networks on a CUDA GPU: inference positions/s, training examples/s, self-play
+games/hour (issue 13). The whole module is skipped where CUDA is absent.
+
+- ``test_evaluator``: ``NetEvaluator.evaluate`` (the path the search uses: uint8
+  planes written by ``pool.features`` on the host, the copy to the GPU, the forward
+  pass under the precision's autocast, softmax over legal moves on the host) for a
+  6x64 and a 20x256 19x19 network with random weights, batches 256, 512 and 2048,
+  precisions fp32, bf16 and fp16, no symmetries. The positions are seeded random
+  boards.
+- ``test_raw_forward``: the model alone on planes already on the GPU, under the same
+  autocast: the ceiling the evaluator's host work is measured against.
+- ``test_train_step``: ``Learner.train_step`` (forward, loss, backward, Adam) at batch
+  256 on 19x19 for 6x64 and 20x256, per precision.
+- ``test_selfplay_games_per_hour``: ``run_selfplay`` on 9x9 with the shipped 4x48
+  network at 200 simulations, :data:`WORKERS` processes sharing the GPU with
+  :data:`PARALLEL` games in lock-step each (``--selfplay-device cuda``).
+
+Run: ``pytest benchmarks/bench_gpu.py`` (add ``-k "evaluator and 20x256"`` for one
+group; ``--benchmark-disable`` runs each body once, the self-play games stopped after
+:data:`SMOKE_MOVES` moves). ``extra_info`` holds positions, examples or games per call
+and their rates per second.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+pytestmark = [
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
+    pytest.mark.benchmark(group="gpu"),
+]
+
+import goboard  # noqa: E402
+from alphago.data.examples import Examples, sample_batch  # noqa: E402
+from alphago.nets import NetConfig, NetEvaluator, PolicyValueNet  # noqa: E402
+from alphago.nets.precision import autocast  # noqa: E402
+from alphago.nets.shipped import shipped_weights  # noqa: E402
+from alphago.nets.weights import load_weights, weights_bytes  # noqa: E402
+from alphago.train.learner import Learner, TrainConfig  # noqa: E402
+from alphago.train.selfplay import SelfPlayConfig  # noqa: E402
+from alphago.train.workers import run_selfplay  # noqa: E402
+from search import Positions  # noqa: E402
+
+SHAPES = {"6x64": (6, 64), "20x256": (20, 256)}
+PRECISIONS = ("fp32", "bf16", "fp16")
+BATCHES = (256, 512, 2048)
+TRAIN_BATCH = 256
+WORKERS = 8
+PARALLEL = 64
+GAMES = 2 * WORKERS * PARALLEL
+SIMULATIONS = 200
+SMOKE_MOVES = 4
+
+
+def _net(shape: str, size: int = 19) -> PolicyValueNet:
+    torch.manual_seed(0)
+    blocks, filters = SHAPES[shape]
+    return PolicyValueNet(NetConfig(board_size=size, blocks=blocks, filters=filters))
+
+
+def _positions(size: int, batch: int) -> Positions:
+    rng = np.random.default_rng(batch)
+    boards = []
+    for moves in rng.integers(0, 120, batch).tolist():
+        board = goboard.Board(size)
+        for _ in range(moves):
+            legal = [m for m in board.legal_moves() if m != size * size]
+            if not legal:
+                break
+            board.play(int(rng.choice(legal)))
+        boards.append(board)
+    pool = goboard.Pool(boards, 2)
+    return Positions(pool, np.arange(batch) * 2)
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+@pytest.mark.parametrize("batch", BATCHES)
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_evaluator(bench, shape, batch, precision):
+    ev = NetEvaluator(_net(shape), "cuda", symmetries="none", precision=precision)
+    positions = _positions(19, batch)
+    priors, _ = bench(ev.evaluate, positions)
+    assert priors.shape == (batch, 362)
+    bench.rates(positions=batch)
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+@pytest.mark.parametrize("batch", BATCHES)
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_raw_forward(bench, shape, batch, precision):
+    device = torch.device("cuda")
+    model = _net(shape).to(device).eval().to(memory_format=torch.channels_last)
+    x = (torch.rand(batch, 17, 19, 19, device=device) < 0.2).to(torch.float32)
+    x = x.contiguous(memory_format=torch.channels_last)
+
+    def forward():
+        with torch.inference_mode(), autocast(device, precision):
+            out = model(x)
+        torch.cuda.synchronize()
+        return out
+
+    bench(forward)
+    bench.rates(positions=batch)
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_train_step(bench, shape, precision):
+    rng = np.random.default_rng(0)
+    n = 4096
+    planes = (rng.random((n, 17, 19, 19)) < 0.2).astype(np.uint8)
+    policy = np.zeros((n, 362), np.float32)
+    policy[np.arange(n), rng.integers(0, 362, n)] = 1.0
+    value = rng.choice(np.array([-1.0, 1.0], np.float32), n)
+    batch = sample_batch(Examples(planes, policy, value), rng, TRAIN_BATCH)
+    learner = Learner(
+        _net(shape), TrainConfig(batch_size=TRAIN_BATCH), "cuda", precision
+    )
+    out = bench(learner.train_step, *batch)  # float(loss) synchronises
+    assert np.isfinite(out["loss"])
+    bench.rates(examples=TRAIN_BATCH)
+
+
+@pytest.mark.parametrize("precision", ("bf16",))
+def test_selfplay_games_per_hour(bench, precision):
+    path = shipped_weights(9)
+    assert path is not None
+    net = load_weights(path)
+    smoke = bool(bench.benchmark.disabled)
+    config = SelfPlayConfig(
+        simulations=SIMULATIONS,
+        parallel_games=PARALLEL,
+        leaves_per_batch=8,
+        size=9,
+        max_moves=SMOKE_MOVES if smoke else None,
+    )
+
+    def play():
+        return run_selfplay(
+            weights_bytes(net),
+            net.config.to_dict(),
+            config,
+            GAMES,
+            1,
+            workers=WORKERS,
+            device="cuda",
+            precision=precision,
+        )
+
+    result = bench(play, rounds=1, warmup_rounds=0)
+    assert len(result.records) == GAMES
+    per_s = bench.rates(games=GAMES, moves=result.moves)
+    if per_s:
+        bench.benchmark.extra_info["games_per_hour"] = per_s["games"] * 3600
