@@ -11,25 +11,44 @@ Skipped, each with a warning naming the file (a collection of real games holds a
   moves), since they give no value target;
 - games whose moves our rules refuse (Chinese rules: situational superko);
 - duplicates (the same size, setup and move sequence as an earlier game).
+
+:func:`build_shards` is resumable: an interrupted run (Ctrl-C, a crash, a full disk)
+leaves a progress file beside its shards, and the same command run again goes on
+from the last shard written and ends with exactly the shards an uninterrupted run
+writes. Until then :func:`~alphago.data.examples.load_shards` refuses the directory.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
+import json
+import re
 import sys
 import warnings
+import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 import goboard
+from goboard import coords
 
+from ..atomic import atomic_write_bytes
 from ..nets.model import INPUT_PLANES
 from ..sgf import GameRecord, play_as, read_sgf, start_board
-from .examples import Examples
+from .examples import PROGRESS_NAME, Examples
 
-__all__ = ["build_shards", "game_examples", "result_winner", "sgf_files"]
+__all__ = [
+    "PROGRESS_FILE",
+    "build_shards",
+    "game_examples",
+    "result_winner",
+    "sgf_files",
+]
 
 
 def result_winner(result: str | None) -> int | None:
@@ -104,14 +123,20 @@ def _game_key(record: GameRecord) -> str:
     return hashlib.sha1(text.encode()).hexdigest()
 
 
-def _records(files: list[Path], size: int) -> Iterator[tuple[Path, GameRecord | None]]:
-    """Each file with its record, or with None (and a warning) when it is skipped."""
-    seen: set[str] = set()
+def _records(
+    files: list[Path], size: int, seen: set[str]
+) -> Iterator[tuple[Path, GameRecord | None]]:
+    """Each file with its record, or with None (and a warning) when it is skipped;
+    ``seen`` holds the keys of the games already taken (updated)."""
     for path in files:
         try:
             record = read_sgf(path.read_bytes())
         except (OSError, ValueError) as exc:
             warnings.warn(f"{path}: skipped: {exc}", stacklevel=3)
+            yield path, None
+            continue
+        except Exception as exc:  # noqa: BLE001 - one odd file must not end a long run
+            warnings.warn(f"{path}: skipped: {type(exc).__name__}: {exc}", stacklevel=3)
             yield path, None
             continue
         if record.size != size:
@@ -132,6 +157,131 @@ def _records(files: list[Path], size: int) -> Iterator[tuple[Path, GameRecord | 
         yield path, record
 
 
+#: The file in a shard directory that records an unfinished :func:`build_shards`
+#: (not ``*.npz``, so that :func:`~alphago.data.examples.load_shards` never reads it
+#: as a shard; it refuses a directory holding one).
+PROGRESS_FILE = PROGRESS_NAME
+_PROGRESS_VERSION = 1
+_SHARD_NAME = re.compile(r"^shard-(\d{5,})\.npz$")
+
+
+def _inputs_digest(files: list[Path]) -> str:
+    """Which inputs a run reads, in order (absolute paths, so that a rerun from
+    another directory matches)."""
+    names = "\n".join(str(p.resolve()) for p in files)
+    return hashlib.sha256(names.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+@dataclass
+class _Progress:
+    """Where an unfinished run stands after its last written shard: the settings
+    and inputs it was started with, how many input files and shards are done, the
+    examples read but not yet in a shard, and the keys of the games taken."""
+
+    settings: dict[str, object]
+    next_file: int = 0
+    shards: int = 0
+    games: int = 0
+    examples: int = 0
+    pending: Examples | None = None
+    seen: set[str] = field(default_factory=set)
+
+    def save(self, path: Path) -> None:
+        state = {
+            "version": _PROGRESS_VERSION,
+            "settings": self.settings,
+            "next_file": self.next_file,
+            "shards": self.shards,
+            "games": self.games,
+            "examples": self.examples,
+        }
+        arrays: dict[str, np.ndarray] = {
+            "state": np.array(json.dumps(state, sort_keys=True)),
+            "seen": np.array(sorted(self.seen), dtype="S40"),
+        }
+        if self.pending is not None and len(self.pending):
+            arrays.update(
+                planes=self.pending.planes,
+                policy=self.pending.policy,
+                value=self.pending.value,
+                kind=np.array(self.pending.kind),
+            )
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
+        atomic_write_bytes(path, buffer.getbuffer())
+
+    @classmethod
+    def load(cls, path: Path) -> _Progress:
+        """Raises ValueError for a file that is not a progress file of ours."""
+        try:
+            with open(path, "rb") as file, np.load(file, allow_pickle=False) as data:
+                state = json.loads(str(data["state"]))
+                seen = {bytes(k).decode("ascii") for k in data["seen"]}
+                pending = None
+                if "planes" in data:
+                    pending = Examples(
+                        data["planes"],
+                        data["policy"],
+                        data["value"],
+                        str(data["kind"]),
+                    )
+            if state.get("version") != _PROGRESS_VERSION:
+                raise ValueError(f"unknown version {state.get('version')!r}")
+            return cls(
+                settings=dict(state["settings"]),
+                next_file=int(state["next_file"]),
+                shards=int(state["shards"]),
+                games=int(state["games"]),
+                examples=int(state["examples"]),
+                pending=pending,
+                seen=seen,
+            )
+        except (OSError, EOFError, KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"{path}: a damaged progress file ({exc!r})") from None
+        except (ValueError, zipfile.BadZipFile, zlib.error) as exc:
+            raise ValueError(f"{path}: a damaged progress file ({exc})") from None
+
+
+def _shard_indices(out: Path) -> list[int]:
+    return sorted(
+        int(m.group(1)) for p in out.iterdir() if (m := _SHARD_NAME.match(p.name))
+    )
+
+
+def _start(out: Path, settings: dict[str, object], files: int) -> _Progress:
+    """A fresh run's progress, or the unfinished run's in ``out`` to resume.
+
+    Raises:
+        FileExistsError: ``out`` holds shards of a finished run (or of unknown
+            origin), or an unfinished run with other inputs or settings.
+    """
+    progress_path = out / PROGRESS_FILE
+    if not progress_path.exists():
+        if any(out.glob("shard-*.npz")):
+            # Old shards beyond the new ones would be loaded with them.
+            raise FileExistsError(
+                f"{out} already holds shards: give an empty directory"
+            )
+        return _Progress(settings)
+    progress = _Progress.load(progress_path)
+    if progress.settings != settings:
+        inputs = ("files", "inputs")
+        theirs = {k: v for k, v in progress.settings.items() if k not in inputs}
+        ours = {k: v for k, v in settings.items() if k not in inputs}
+        what = "other input files" if theirs == ours else f"other settings {theirs}"
+        raise FileExistsError(
+            f"{out} holds an unfinished run with {what}: rerun it with the same "
+            f"inputs and options to finish it, or give an empty directory"
+        )
+    if not 0 <= progress.next_file <= files:
+        raise ValueError(f"{progress_path}: a damaged progress file")
+    # Shards written after the last progress record are written again.
+    for index in _shard_indices(out):
+        if index >= progress.shards:
+            (out / f"shard-{index:05d}.npz").unlink()
+    return progress
+
+
 def build_shards(
     paths: Iterable[str | Path],
     out_dir: str | Path,
@@ -143,28 +293,65 @@ def build_shards(
     """Turn SGF files into shards ``out_dir/shard-NNNNN.npz``; (games, examples) out.
 
     Examples are written in file order, ``shard_size`` per shard (the last may be
-    smaller). ``progress(files_done)`` is called after each file. A directory that
-    already holds shards is refused (FileExistsError).
+    smaller). ``progress(files_done)`` is called after each file (and once at the
+    start of a resumed run, with the files already done).
+
+    Resuming: after each shard, the run's progress (settings, inputs, files done,
+    the examples read but not yet in a shard, the games seen) is written atomically
+    to ``out_dir/``:data:`PROGRESS_FILE`; the file is removed when the run
+    finishes. A rerun on a directory holding one, with the same inputs and
+    settings, goes on from there and ends with the shards an uninterrupted run
+    writes. A directory holding shards without a progress file (a finished run) is
+    refused, as is an unfinished run with other inputs or settings
+    (FileExistsError).
+
+    Raises:
+        TypeError, ValueError: a ``size``, ``kind`` or ``shard_size`` out of range.
+        FileExistsError: see above.
     """
+    size = coords.check_size(size)
+    if kind not in INPUT_PLANES:
+        raise ValueError(f"unknown plane kind {kind!r}")
+    if isinstance(shard_size, bool) or not isinstance(shard_size, int):
+        raise TypeError(f"shard_size must be an int, not {type(shard_size).__name__}")
+    if shard_size < 1:
+        raise ValueError(f"shard_size must be >= 1, not {shard_size}")
+    files = sgf_files(paths)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    if any(out.glob("shard-*.npz")):
-        # Old shards beyond the new ones would be loaded with them.
-        raise FileExistsError(f"{out} already holds shards: give an empty directory")
-    files = sgf_files(paths)
-    pending: list[Examples] = []
-    held = games = total = shards = 0
+    settings: dict[str, object] = {
+        "size": size,
+        "kind": kind,
+        "shard_size": shard_size,
+        "files": len(files),
+        "inputs": _inputs_digest(files),
+    }
+    state = _start(out, settings, len(files))
+    pending: list[Examples] = [state.pending] if state.pending is not None else []
+    held = sum(len(p) for p in pending)
+    if state.next_file and progress is not None:
+        progress(state.next_file)
 
-    def flush(final: bool) -> None:
-        nonlocal pending, held, shards
+    def flush(final: bool, files_done: int) -> None:
+        nonlocal pending, held
+        wrote = False
         while held >= shard_size or (final and held):
             merged = Examples.concat(pending)
-            merged.take(slice(0, shard_size)).save(out / f"shard-{shards:05d}.npz")
-            shards += 1
+            merged.take(slice(0, shard_size)).save(
+                out / f"shard-{state.shards:05d}.npz"
+            )
+            state.shards += 1
+            wrote = True
             rest = merged.take(slice(shard_size, None))
             pending, held = ([rest] if len(rest) else []), len(rest)
+        if wrote and not final:
+            state.next_file = files_done
+            state.pending = Examples.concat(pending) if pending else None
+            state.save(out / PROGRESS_FILE)
 
-    for done, (path, record) in enumerate(_records(files, size), 1):
+    todo = files[state.next_file :]
+    records = _records(todo, size, state.seen)
+    for done, (path, record) in enumerate(records, state.next_file + 1):
         if record is None:  # skipped, with a warning
             if progress is not None:
                 progress(done)
@@ -180,10 +367,11 @@ def build_shards(
         if len(examples):
             pending.append(examples)
             held += len(examples)
-            games += 1
-            total += len(examples)
-            flush(final=False)
-    flush(final=True)
-    if games == 0:
+            state.games += 1
+            state.examples += len(examples)
+            flush(final=False, files_done=done)
+    flush(final=True, files_done=len(files))
+    (out / PROGRESS_FILE).unlink(missing_ok=True)
+    if state.games == 0:
         print(f"build_shards: no usable games in {len(files)} files", file=sys.stderr)
-    return games, total
+    return state.games, state.examples

@@ -32,10 +32,14 @@ from numpy.typing import NDArray
 
 from goboard import symmetries
 
+from ..atomic import atomic_write_bytes
 from ..nets.model import INPUT_PLANES
-from ..nets.weights import atomic_write_bytes
 
-__all__ = ["Examples", "load_shards", "sample_batch", "augment"]
+__all__ = ["PROGRESS_NAME", "Examples", "load_shards", "sample_batch", "augment"]
+
+#: The file an unfinished ``build_shards`` run keeps in its shard directory
+#: (:mod:`alphago.data.dataset`): such a directory holds only part of its shards.
+PROGRESS_NAME = "shards.progress"
 
 U8 = NDArray[np.uint8]
 F32 = NDArray[np.float32]
@@ -144,9 +148,19 @@ class Examples:
 
 
 def load_shards(paths: Sequence[str | Path]) -> Examples:
-    """Every shard under ``paths`` (files, or directories of ``*.npz``) as one set."""
+    """Every shard under ``paths`` (files, or directories of ``*.npz``) as one set.
+
+    Raises:
+        ValueError: no shards, a file that is not a shard, or a directory of an
+            unfinished ``build_shards`` run (it holds :data:`PROGRESS_NAME`).
+    """
     files: list[Path] = []
     for path in map(Path, paths):
+        if path.is_dir() and (path / PROGRESS_NAME).exists():
+            raise ValueError(
+                f"{path}: an unfinished shards run (rerun alphago shards to finish "
+                f"it): its shards are only part of the data"
+            )
         files.extend(sorted(path.glob("*.npz")) if path.is_dir() else [path])
     if not files:
         raise ValueError(f"no shards in {', '.join(map(str, paths))}")

@@ -39,24 +39,41 @@ from goboard.coords import from_gtp, to_gtp
 from ..match.gtp_client import EngineFailure, GTPClient, GTPError
 from ..sgf import GameRecord, save_sgf
 
-__all__ = ["GenConfig", "find_gnugo", "generate", "gnugo_command", "play_teacher_game"]
+__all__ = [
+    "MAX_GAMES",
+    "MAX_WORKERS",
+    "GenConfig",
+    "find_gnugo",
+    "generate",
+    "gnugo_command",
+    "play_teacher_game",
+]
 
 _RESULT = re.compile(r"^[BW]\+(\d+(\.\d+)?|R)$|^0$")
+
+#: Limits of :class:`GenConfig`: more games than this would take years; more
+#: processes than this only thrash; komi beyond this is no game of Go.
+MAX_GAMES = 10_000_000
+MAX_WORKERS = 256
+MAX_KOMI = 1000.0
+_SEED_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True, slots=True)
 class GenConfig:
     """What :func:`generate` plays.
 
-    Attributes:
-        games: Games numbered ``0..games-1`` (existing files are skipped).
+    Attributes (validated on creation: TypeError or ValueError):
+        games: Games numbered ``0..games-1`` (existing files are skipped), at most
+            :data:`MAX_GAMES`.
         level: GNU Go's ``--level`` (0..10; 10 is its default and strongest).
         size, komi: The board.
         opening_plies: Plies at the start where one of GNU Go's ``top_k`` moves is
-            drawn at random.
+            drawn at random (at most a game's move cap, ``3 * size**2``).
         top_k: How many of GNU Go's best moves the opening draws from.
-        workers: GNU Go processes at once.
-        seed: Base seed; game ``i`` uses ``seed + i``.
+        workers: GNU Go processes at once (at most :data:`MAX_WORKERS`).
+        seed: Base seed; game ``i`` uses ``seed + i`` (which must fit GNU Go's
+            C int).
         gnugo: GNU Go's program path (default: found by :func:`find_gnugo`).
         move_timeout: Seconds GNU Go may think on one move.
     """
@@ -73,17 +90,41 @@ class GenConfig:
     move_timeout: float = 60.0
 
     def __post_init__(self) -> None:
-        if self.games < 0:
-            raise ValueError(f"games must be >= 0, not {self.games}")
+        for name in ("games", "level", "size", "opening_plies", "top_k", "workers"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                kind = type(value).__name__
+                raise TypeError(f"{name} must be an int, not {kind}")
+        if not 0 <= self.games <= MAX_GAMES:
+            raise ValueError(f"games must be in 0..{MAX_GAMES}, not {self.games}")
         if not 0 <= self.level <= 10:
             raise ValueError(f"GNU Go's level must be in 0..10, not {self.level}")
         goboard.coords.check_size(self.size)
-        if self.opening_plies < 0:
-            raise ValueError(f"opening_plies must be >= 0, not {self.opening_plies}")
+        if not -MAX_KOMI <= self.komi <= MAX_KOMI:  # NaN fails too
+            raise ValueError(
+                f"komi must be in -{MAX_KOMI}..{MAX_KOMI}, not {self.komi}"
+            )
+        plies = 3 * self.size**2  # a game's move cap
+        if not 0 <= self.opening_plies <= plies:
+            raise ValueError(
+                f"opening_plies must be in 0..{plies}, not {self.opening_plies}"
+            )
         if self.top_k < 1:
             raise ValueError(f"top_k must be >= 1, not {self.top_k}")
-        if self.workers < 1:
-            raise ValueError(f"workers must be >= 1, not {self.workers}")
+        if not 1 <= self.workers <= MAX_WORKERS:
+            raise ValueError(f"workers must be in 1..{MAX_WORKERS}, not {self.workers}")
+        # GNU Go reads its --seed and set_random_seed as a C int.
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise TypeError(f"seed must be an int, not {type(self.seed).__name__}")
+        if not 0 <= self.seed <= _SEED_MAX - max(self.games - 1, 0):
+            raise ValueError(
+                f"seed must be in 0..{_SEED_MAX} for every game (seed + game "
+                f"number), not {self.seed}"
+            )
+        if not 0 < self.move_timeout <= 86_400:
+            raise ValueError(
+                f"move_timeout must be in (0, 86400] seconds, not {self.move_timeout}"
+            )
 
 
 def find_gnugo() -> str:
