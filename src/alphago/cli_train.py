@@ -24,6 +24,33 @@ if TYPE_CHECKING:
 __all__ = ["TRAINING_COMMANDS", "add_training_commands"]
 
 
+def _at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: an int >= ``low`` (a 0 or negative count would loop or
+    mean nothing; upper limits are checked by the configs the options fill)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, not {value}")
+        return value
+
+    return parse
+
+
+def _finite(text: str) -> float:
+    """An argparse type: a finite float."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"must be finite, not {text}")
+    return value
+
+
 def _add_net_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--size", type=int, default=9, help="board size (default 9)")
     p.add_argument("--blocks", type=int, default=6, help="residual blocks (default 6)")
@@ -77,27 +104,29 @@ def add_training_commands(sub: Any) -> None:
     """Add gendata, shards, train and report to the ``alphago`` subparsers."""
     gen = sub.add_parser("gendata", help="GNU Go self-play games as SGF teacher data")
     gen.add_argument("out", metavar="OUT", help="directory for the SGF files")
-    gen.add_argument("--games", type=int, default=1000, help="games (default 1000)")
+    gen.add_argument(
+        "--games", type=_at_least(0), default=1000, help="games (default 1000)"
+    )
     gen.add_argument(
         "--level", type=int, default=10, help="GNU Go level 0..10 (default 10)"
     )
     gen.add_argument("--size", type=int, default=9, help="board size (default 9)")
-    gen.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
+    gen.add_argument("--komi", type=_finite, default=7.5, help="komi (default 7.5)")
     gen.add_argument(
-        "--workers", type=int, default=2, help="GNU Go processes (default 2)"
+        "--workers", type=_at_least(1), default=2, help="GNU Go processes (default 2)"
     )
     gen.add_argument(
-        "--seed", type=int, default=0, help="game i uses seed + i (default 0)"
+        "--seed", type=_at_least(0), default=0, help="game i uses seed + i (default 0)"
     )
     gen.add_argument(
         "--opening-plies",
-        type=int,
+        type=_at_least(0),
         default=8,
         help="plies drawn among GNU Go's best moves (default 8)",
     )
     gen.add_argument(
         "--top-k",
-        type=int,
+        type=_at_least(1),
         default=4,
         help="how many best moves the opening draws from (default 4)",
     )
@@ -115,7 +144,7 @@ def add_training_commands(sub: Any) -> None:
     )
     sh.add_argument(
         "--shard-size",
-        type=int,
+        type=_at_least(1),
         default=50_000,
         help="examples per shard (default 50000)",
     )
@@ -298,6 +327,11 @@ def _tick(bar: Any) -> None:
     bar.update(1)
 
 
+def _advance(bar: Any, done: int) -> None:
+    """Move ``bar`` to ``done`` (a resumed shards run starts past the beginning)."""
+    bar.update(done - bar.n)
+
+
 def _missing(out: str, games: int) -> list[int]:
     from pathlib import Path
 
@@ -325,7 +359,7 @@ def _cmd_shards(args: argparse.Namespace) -> int:
             size=args.size,
             kind=args.planes,
             shard_size=args.shard_size,
-            progress=lambda done: _tick(bar),
+            progress=lambda done: _advance(bar, done),
         )
     print(f"{games} games, {examples} examples in {args.out}")
     return 0 if games else 1
