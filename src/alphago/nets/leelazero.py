@@ -171,7 +171,7 @@ def export_leela_zero(
     atomic_write(path, write)
 
 
-def _read_capped(path: PathLike, limit: int) -> bytes:
+def _read_capped(path: PathLike, limit: int) -> bytes | bytearray:
     """The file's bytes, gunzipped if it is gzipped: at most ``limit`` bytes either
     way, decompressed as a stream so that a small gzip bomb never expands whole."""
     target = os.fspath(path)
@@ -183,21 +183,19 @@ def _read_capped(path: PathLike, limit: int) -> bytes:
                 raise WeightsError(f"{target}: larger than the {limit}-byte limit")
             return raw
         f.seek(0)
-        chunks: list[bytes] = []
-        total = 0
+        out = bytearray()
         try:
             with gzip.GzipFile(fileobj=f, mode="rb") as unzipped:
-                while chunk := unzipped.read(min(1 << 20, limit + 1 - total)):
-                    chunks.append(chunk)
-                    total += len(chunk)
-                    if total > limit:
+                while chunk := unzipped.read(min(1 << 20, limit + 1 - len(out))):
+                    out += chunk
+                    if len(out) > limit:
                         raise WeightsError(
                             f"{target}: decompresses to more than the {limit}-byte "
                             f"limit"
                         )
         except (OSError, EOFError, zlib.error) as exc:
             raise WeightsError(f"{target}: broken gzip file ({exc})") from None
-    return b"".join(chunks)
+    return out
 
 
 def _read_lines(path: PathLike) -> list[str]:
