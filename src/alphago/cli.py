@@ -119,6 +119,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="what GTP 'version' answers (default: 0.17.0+alphago.<version>, which "
         "Lizzie accepts)",
     )
+    gtp.add_argument(
+        "--analysis-visits",
+        type=int,
+        default=None,
+        metavar="N",
+        help="stop lz-analyze/kata-analyze searches at N simulations (default: "
+        "search until the next command, within --analysis-memory)",
+    )
+    gtp.add_argument(
+        "--settle-before-pass",
+        action="store_true",
+        help="keep playing (capture dead stones, fill neutral points) instead of "
+        "passing while the board is unsettled: for GUIs that count territory",
+    )
 
     play = sub.add_parser("play", help="play the engine in the terminal")
     _add_engine_options(play, 9)
@@ -218,6 +232,8 @@ def _cmd_gtp(args: argparse.Namespace) -> int:
         rules=args.rules,
         version=args.gtp_version or DEFAULT_VERSION,
         players=choice.player_for,
+        analysis_visits=args.analysis_visits,
+        settle_before_pass=args.settle_before_pass,
     )
     serve(engine, sys.stdin, sys.stdout)
     return 0
