@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from gtp_helpers import Collector, PipeWriter, fails, make_engine, ok, parse_info
@@ -224,3 +225,41 @@ def test_allow_of_pass_only_passes(vertices: str) -> None:
     assert response is not None
     listed = {str(m["move"]) for m in parse_info(response[:-2].split("\n")[-1])}
     assert listed == {"pass"}
+
+
+RECORDED = Path(__file__).parent / "data" / "gui"
+
+
+@pytest.mark.parametrize("gui", ["lizzie", "qgo"])
+def test_recorded_gui_sessions_replay(gui: str) -> None:
+    # The exact lines Lizzie 0.7.4 and qGo 2.1 sent (scripts/lizzie_screenshot.sh and
+    # docs/gui/README.md): every id is echoed, each analysis streams and is closed by
+    # the next command, and the game ends where the GUI left it.
+    lines = (RECORDED / f"{gui}_session.txt").read_text().splitlines()
+    engine = make_engine(size=19, sims=24)
+    s = Session(engine)
+    try:
+        for line in lines:
+            ident, command = line.split(" ", 1)
+            start = len(s.out.getvalue())
+            if command.startswith("lz-analyze"):
+                s.pipe.send(line + "\n")
+                s.out.wait_for_after(start, "info move", 20.0)
+                assert s.out.getvalue()[start:].startswith(f"={ident}\n")
+                continue
+            s.pipe.send(line + "\n")
+            s.out.wait_for_after(start, f"={ident} ", 20.0)
+            s.out.wait_for_after(start, "\n\n", 20.0)
+            reply = s.out.getvalue()[start:]
+            if reply.startswith("info") or reply.startswith("\n"):
+                reply = reply[reply.index(f"={ident} ") :]  # after a closed stream
+            assert reply.startswith(f"={ident} "), reply
+    finally:
+        s.close()
+    assert engine.size == 9
+    if gui == "lizzie":
+        expected = ["E5", "G7", "C3", "F3"]
+        assert [goboard.coords.to_gtp(p, 9) for _, p in engine.moves] == expected
+    else:
+        assert engine.moves[0] == (1, goboard.coords.from_gtp("C3", 9))
+        assert len(engine.moves) == 2 and engine.moves[1][0] == -1
