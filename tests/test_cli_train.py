@@ -11,16 +11,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
+from records_helpers import random_record
 
 pytest.importorskip("torch")
 
-import goboard  # noqa: E402
 from alphago.cli import main  # noqa: E402
 from alphago.data.examples import load_shards  # noqa: E402
 from alphago.nets.weights import load_weights  # noqa: E402
-from alphago.sgf import GameRecord, read_sgf, save_sgf  # noqa: E402
+from alphago.sgf import read_sgf, save_sgf  # noqa: E402
 from alphago.train.checkpoint import load_checkpoint  # noqa: E402
 from alphago.train.metrics import read_metrics  # noqa: E402
 
@@ -28,21 +27,6 @@ SIZE = 5
 NET_ARGS = ["--size", "5", "--blocks", "1", "--filters", "8"]
 SL_ARGS = NET_ARGS + ["--steps", "4", "--log-every", "2", "--checkpoint-every", "2"]
 SL_ARGS += ["--val-every", "2", "--batch", "16", "--threads", "1", "--no-progress"]
-
-
-def random_record(seed: int, moves: int = 12) -> GameRecord:
-    """A game of random legal non-pass moves on 5x5, scored as it stands."""
-    rng = np.random.default_rng(seed)
-    board = goboard.Board(SIZE, 0.5, "chinese")
-    played: list[tuple[int, int]] = []
-    for _ in range(moves):
-        legal = [m for m in board.legal_moves() if m != SIZE * SIZE]
-        if not legal:
-            break
-        point = int(rng.choice(legal))
-        played.append((board.to_play, point))
-        board.play(point)
-    return GameRecord(size=SIZE, komi=0.5, moves=played, result=board.result())
 
 
 @pytest.fixture(scope="module")

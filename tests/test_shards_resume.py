@@ -8,35 +8,19 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 import pytest
+from records_helpers import random_record
 
 pytest.importorskip("torch")
 
-import goboard  # noqa: E402
 from alphago.cli import main  # noqa: E402
 from alphago.data import dataset  # noqa: E402
 from alphago.data.dataset import PROGRESS_FILE, build_shards  # noqa: E402
 from alphago.data.examples import Examples, load_shards  # noqa: E402
 from alphago.data.gendata import GenConfig  # noqa: E402
-from alphago.sgf import GameRecord, save_sgf  # noqa: E402
+from alphago.sgf import save_sgf  # noqa: E402
 
 SIZE = 5
-
-
-def random_record(seed: int, moves: int = 12) -> GameRecord:
-    """A game of random legal non-pass moves on 5x5, scored as it stands."""
-    rng = np.random.default_rng(seed)
-    board = goboard.Board(SIZE, 0.5, "chinese")
-    played: list[tuple[int, int]] = []
-    for _ in range(moves):
-        legal = [m for m in board.legal_moves() if m != SIZE * SIZE]
-        if not legal:
-            break
-        point = int(rng.choice(legal))
-        played.append((board.to_play, point))
-        board.play(point)
-    return GameRecord(size=SIZE, komi=0.5, moves=played, result=board.result())
 
 
 BASE64 = b"(;FF[4]GM[1]SZ[5]CA[base64]RE[B+R];B[cc];W[dd])"

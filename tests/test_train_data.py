@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from records_helpers import random_record
 
 pytest.importorskip("torch")
 
@@ -52,21 +53,6 @@ def random_examples(n: int, seed: int, kind: str = "agz17") -> Examples:
     policy /= policy.sum(1, keepdims=True)
     value = rng.choice(np.array([-1.0, 0.0, 1.0], np.float32), n)
     return Examples(planes, policy, value, kind)
-
-
-def random_record(seed: int, moves: int = 12) -> GameRecord:
-    """A game of random legal non-pass moves on 5x5, scored as it stands."""
-    rng = np.random.default_rng(seed)
-    board = goboard.Board(SIZE, 0.5, "chinese")
-    played: list[tuple[int, int]] = []
-    for _ in range(moves):
-        legal = [m for m in board.legal_moves() if m != PASS]
-        if not legal:
-            break
-        point = int(rng.choice(legal))
-        played.append((board.to_play, point))
-        board.play(point)
-    return GameRecord(size=SIZE, komi=0.5, moves=played, result=board.result())
 
 
 # -- Examples ---------------------------------------------------------------------

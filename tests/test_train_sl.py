@@ -13,15 +13,14 @@ from typing import Any
 
 import numpy as np
 import pytest
+from records_helpers import random_record
 
 torch = pytest.importorskip("torch")
 
-import goboard  # noqa: E402
 from alphago.data.dataset import game_examples  # noqa: E402
 from alphago.data.examples import Examples, load_shards, sample_batch  # noqa: E402
 from alphago.nets.model import NetConfig, PolicyValueNet  # noqa: E402
 from alphago.nets.weights import load_weights  # noqa: E402
-from alphago.sgf import GameRecord  # noqa: E402
 from alphago.train.checkpoint import (  # noqa: E402
     FORMAT,
     git_revision,
@@ -38,24 +37,11 @@ SIZE = 5
 NET = NetConfig(board_size=SIZE, blocks=1, filters=8)
 
 
-def random_record(seed: int, moves: int = 16) -> GameRecord:
-    """A game of random legal non-pass moves on 5x5, scored as it stands."""
-    rng = np.random.default_rng(seed)
-    board = goboard.Board(SIZE, 0.5, "chinese")
-    played: list[tuple[int, int]] = []
-    for _ in range(moves):
-        legal = [m for m in board.legal_moves() if m != SIZE * SIZE]
-        if not legal:
-            break
-        point = int(rng.choice(legal))
-        played.append((board.to_play, point))
-        board.play(point)
-    return GameRecord(size=SIZE, komi=0.5, moves=played, result=board.result())
-
-
 @pytest.fixture(scope="module")
 def examples() -> Examples:
-    return Examples.concat([game_examples(random_record(seed)) for seed in range(8)])
+    return Examples.concat(
+        [game_examples(random_record(seed, 16)) for seed in range(8)]
+    )
 
 
 @pytest.fixture(scope="module")
