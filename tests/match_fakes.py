@@ -13,7 +13,8 @@ behaviour on ``genmove``:
 - ``resign``: resigns.
 - ``error``: answers ``? cannot``.
 ``refuse`` passes on genmove but rejects every ``play`` command, and ``nosize`` rejects
-``boardsize``.
+``boardsize``. ``script`` plays a fixed comma-separated list of vertices, then passes,
+and answers ``final_status_list dead`` with another such list (:func:`scripted`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ FAKE_ENGINE = r"""
 import sys, time
 mode = sys.argv[1]
 seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+script = [v for v in sys.argv[3].split(",") if v] if len(sys.argv) > 3 else []
+dead = " ".join(v for v in sys.argv[4].split(",") if v) if len(sys.argv) > 4 else ""
 board = None
 size, komi = 19, 7.5
 if mode == "random":
@@ -58,6 +61,8 @@ def genmove(colour):
         time.sleep(30)
     if mode == "resign":
         return "resign"
+    if mode == "script":
+        return script.pop(0) if script else "pass"
     me = board.to_play
     moves = [m for m in board.legal_moves()[:-1] if not board.is_true_eye(m, me)]
     move = int(rng.choice(moves)) if moves else size * size
@@ -104,6 +109,8 @@ for line in sys.stdin:
             answer("cannot", ok=False)
         else:
             answer(genmove(args[0]))
+    elif cmd == "final_status_list" and mode == "script":
+        answer(dead)
     elif cmd == "multi":
         sys.stdout.write("=7 first\nsecond\n\n")
         sys.stdout.flush()
@@ -121,3 +128,9 @@ def fake_engine(tmp_path: Path, mode: str, seed: int = 0) -> str:
     if not script.exists():
         script.write_text(FAKE_ENGINE)
     return shlex.join([sys.executable, str(script), mode, str(seed)])
+
+
+def scripted(tmp_path: Path, moves: str, dead: str = "") -> str:
+    """Command line of a fake engine that plays ``moves`` ("C1,C2"), then passes, and
+    names ``dead`` ("A1,B2") as its dead stones."""
+    return fake_engine(tmp_path, "script") + " " + shlex.join([moves, dead])

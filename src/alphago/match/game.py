@@ -3,8 +3,10 @@
 The referee is our own rules core: every move an engine sends is played on a
 ``goboard.Board`` (Chinese rules: situational superko, no suicide) before the opponent
 hears of it. The game ends on two consecutive passes, a resignation, a forfeit or the
-move cap, and is scored by our Tromp-Taylor area count (stones + empty regions reaching
-only one colour, minus komi), whatever the engines think.
+move cap, and is scored by our area count (stones + empty regions reaching only one
+colour, minus komi) after the dead stones are settled as the match's
+:class:`~alphago.match.settle.Scoring` says (an arbiter, the players' agreement, or
+none: plain Tromp-Taylor), whatever the engines think.
 
 An engine forfeits (loses, result ``B+F`` / ``W+F`` as in SGF) when it
 
@@ -26,6 +28,7 @@ import goboard
 from goboard.coords import from_gtp, to_gtp
 
 from .gtp_client import EngineFailure, GTPClient, GTPError
+from .settle import Scoring, score_without, settle
 
 __all__ = ["GameOutcome", "play_game"]
 
@@ -50,6 +53,9 @@ class GameOutcome:
         think_time: Seconds spent in ``genmove`` by colour.
         genmoves: ``genmove`` calls answered, by colour.
         stderr: The tail of each engine's stderr, by colour.
+        dead: Stones removed as dead before the count.
+        settled: How the dead stones were decided (see ``Settlement.how``), or why
+            the count fell back to Tromp-Taylor; empty when the game was not counted.
     """
 
     size: int
@@ -67,6 +73,8 @@ class GameOutcome:
         default_factory=lambda: {goboard.BLACK: 0, goboard.WHITE: 0}
     )
     stderr: dict[int, str] = field(default_factory=dict)
+    dead: tuple[int, ...] = ()
+    settled: str = ""
 
 
 class _Forfeit(Exception):
@@ -84,6 +92,7 @@ def play_game(
     max_moves: int | None = None,
     move_timeout: float = 60.0,
     setup_timeout: float = 30.0,
+    scoring: Scoring | None = None,
 ) -> GameOutcome:
     """Start both engines, referee one game, close both engines.
 
@@ -94,6 +103,7 @@ def play_game(
             default ``3 * size * size``.
         move_timeout: Seconds an engine may think on one move.
         setup_timeout: Seconds for the engine to start and answer setup commands.
+        scoring: How dead stones are settled (default: plain Tromp-Taylor).
 
     Returns:
         The outcome; engine failures never raise, they forfeit the game.
@@ -112,6 +122,8 @@ def play_game(
         for colour, engine in engines.items():
             out.names[colour] = _setup(engine, colour, size, komi)
         _play(board, engines, out, cap, move_timeout)
+        if out.reason in ("two passes", "move cap"):
+            _count(board, engines, out, scoring or Scoring())
     except _Forfeit as forfeit:
         winner = -forfeit.colour
         out.winner = winner
@@ -178,7 +190,27 @@ def _play(
             engines[-colour].send(f"play {_GTP_COLOUR[colour]} {to_gtp(point, size)}")
         except (GTPError, EngineFailure) as exc:
             raise _Forfeit(-colour, f"play {to_gtp(point, size)}: {exc}") from exc
-    out.score = board.score()
-    out.result = board.result()
-    out.winner = 0 if out.score == 0 else (1 if out.score > 0 else -1)
     out.reason = "two passes" if board.is_over else "move cap"
+
+
+def _count(
+    board: goboard.Board,
+    engines: dict[int, GTPClient],
+    out: GameOutcome,
+    scoring: Scoring,
+) -> None:
+    """Settle the dead stones, then count the area."""
+    try:
+        settlement = settle(scoring, board, out.moves, engines)
+        out.dead, out.settled = settlement.dead, settlement.how
+    except (EngineFailure, GTPError, ValueError) as exc:
+        out.dead, out.settled = (), f"arbiter failed ({exc}), counted as it stands"
+    out.score = score_without(board, out.dead)
+    out.result = _result(out.score)
+    out.winner = 0 if out.score == 0 else (1 if out.score > 0 else -1)
+
+
+def _result(score: float) -> str:
+    if score == 0:
+        return "0"
+    return f"{'B' if score > 0 else 'W'}+{abs(score):g}"

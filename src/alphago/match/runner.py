@@ -23,6 +23,7 @@ from goboard.coords import check_size
 
 from .game import GameOutcome, play_game
 from .records import save_outcome_sgf
+from .settle import Scoring
 from .stats import EloEstimate, elo_estimate
 
 __all__ = ["GAME_FIELD", "MatchGame", "MatchResult", "run_match"]
@@ -53,6 +54,7 @@ class MatchResult:
     a: str
     b: str
     games: list[MatchGame] = field(default_factory=list)
+    scoring: Scoring = field(default_factory=Scoring)
 
     def elo(self) -> EloEstimate:
         """A's Elo difference over B (ValueError if no games were played)."""
@@ -99,6 +101,19 @@ class MatchResult:
         lines.append(
             "endings: " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
         )
+        lines.append(f"scoring: {self.scoring.describe()}")
+        settled: dict[str, int] = {}
+        for g in self.games:
+            if g.outcome.settled:
+                key = g.outcome.settled.split(" (")[0]
+                settled[key] = settled.get(key, 0) + 1
+        if settled:
+            dead = sum(bool(g.outcome.dead) for g in self.games)
+            lines.append(
+                "counted: "
+                + ", ".join(f"{k} {v}" for k, v in sorted(settled.items()))
+                + f"; {dead} games had dead stones removed"
+            )
         distinct = len({tuple(g.outcome.moves) for g in self.games})
         lines.append(f"distinct games: {distinct} of {n}")
         if n:
@@ -136,6 +151,7 @@ def run_match(
     max_moves: int | None = None,
     move_timeout: float = 60.0,
     on_game: Callable[[MatchGame, int], None] | None = None,
+    scoring: Scoring | None = None,
 ) -> MatchResult:
     """Play ``games`` games between two engine command lines.
 
@@ -150,6 +166,9 @@ def run_match(
         max_moves, move_timeout: As in :func:`play_game`.
         on_game: Called with each finished game and the number finished so far (from
             worker threads, one at a time).
+        scoring: How dead stones are settled before counting (default: plain
+            Tromp-Taylor; ``alphago eval`` defaults to an arbiter, see
+            :mod:`alphago.match.settle`).
 
     Returns:
         The games in order of their number.
@@ -163,8 +182,11 @@ def run_match(
     if parallel < 1:
         raise ValueError(f"parallel must be >= 1, not {parallel}")
     check_size(size)
+    scoring = Scoring() if scoring is None else scoring
     for label, command in (("A", engine_a), ("B", engine_b)):
         _check_command(label, command)
+    if scoring.arbiter is not None:
+        _check_command("arbiter", scoring.arbiter)
     folder = None if sgf_dir is None else Path(sgf_dir)
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
@@ -185,11 +207,12 @@ def run_match(
             komi=komi,
             max_moves=max_moves,
             move_timeout=move_timeout,
+            scoring=scoring,
         )
         game = MatchGame(index, a_colour, outcome)
         if folder is not None:
             path = folder / f"game-{index:0{width}d}.sgf"
-            save_outcome_sgf(outcome, path)
+            save_outcome_sgf(outcome, path, scoring=scoring)
         with lock:
             done.append(game)
             if on_game is not None:
@@ -206,4 +229,4 @@ def run_match(
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
-    return MatchResult(engine_a, engine_b, played)
+    return MatchResult(engine_a, engine_b, played, scoring)
