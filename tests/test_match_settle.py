@@ -125,3 +125,20 @@ def test_auto_without_gnu_go_falls_back_to_agreement(
     monkeypatch.setattr(shutil, "which", lambda name: None)
     assert default_arbiter() is None
     assert Scoring.auto().kind == "agree"
+
+
+@pytest.mark.skipif(default_arbiter() is None, reason="GNU Go is not installed")
+def test_eval_warns_about_gnu_go_without_capture_all_dead(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from alphago.cli import main
+
+    gnugo = (default_arbiter() or "").replace(" --chinese-rules", "")
+    argv = ["eval", gnugo, gnugo, "--games", "1", "--size", "5"]
+    assert main([*argv, "--scoring", "tromp-taylor"]) == 0
+    out, err = capsys.readouterr()
+    assert "warning: GNU Go without --capture-all-dead" in err
+    assert "scoring: tromp-taylor" in out
+    assert main(argv) == 0  # auto: GNU Go settles, no warning
+    out, err = capsys.readouterr()
+    assert "warning" not in err and "scoring: arbiter" in out

@@ -172,8 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play a match between two GTP engine command lines, e.g. "
         "'alphago gtp --size 9 --simulations 200' and "
         "'/usr/games/gnugo --mode gtp --chinese-rules --level 10'. Colours alternate "
-        "(A is Black in even games), every move is checked by our rules, games are "
-        "scored by Tromp-Taylor area; an illegal move, crash or timeout loses.",
+        "(A is Black in even games), every move is checked by our rules, dead stones "
+        "are settled (--scoring) and the area counted; an illegal move, crash or "
+        "timeout loses.",
     )
     ev.add_argument("engine_a", metavar="ENGINE_A", help="command line of engine A")
     ev.add_argument("engine_b", metavar="ENGINE_B", help="command line of engine B")
@@ -190,6 +191,22 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=60.0,
         help="seconds per move before an engine forfeits (default 60)",
+    )
+    ev.add_argument(
+        "--scoring",
+        choices=("auto", "arbiter", "agree", "tromp-taylor"),
+        default="auto",
+        help="how dead stones are settled before the area count: arbiter (GNU Go's "
+        "final_status_list dead on the replayed game), agree (both engines must name "
+        "the same dead stones; the arbiter decides disputes), tromp-taylor (every "
+        "stone counts: only fair when both engines capture dead stones before "
+        "passing); auto: arbiter when GNU Go is installed, else agree",
+    )
+    ev.add_argument(
+        "--arbiter",
+        metavar="COMMAND",
+        default=None,
+        help="the arbiter's command line (default: GNU Go with --chinese-rules)",
     )
     add_training_commands(sub)
     return parser
@@ -265,6 +282,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     import goboard
     from alphago.match import run_match
+    from alphago.match.settle import Scoring, missing_capture_all_dead
 
     bar = tqdm(total=args.games, desc="games", unit="game", file=sys.stderr)
 
@@ -281,6 +299,16 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                 bar.write(f"    stderr: {line}", file=sys.stderr)
         bar.update(1)
 
+    scoring = Scoring.auto(args.scoring, args.arbiter)
+    if scoring.kind == "tromp-taylor":
+        for command in (args.engine_a, args.engine_b):
+            if missing_capture_all_dead(command):
+                print(
+                    "alphago eval: warning: GNU Go without --capture-all-dead passes "
+                    "with dead stones on the board, which Tromp-Taylor counts as "
+                    f"alive: {command}",
+                    file=sys.stderr,
+                )
     try:
         result = run_match(
             args.engine_a,
@@ -293,6 +321,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             max_moves=args.max_moves,
             move_timeout=args.move_timeout,
             on_game=progress,
+            scoring=scoring,
         )
     finally:
         bar.close()
