@@ -167,20 +167,20 @@ def _result_choosing(move: int, size: int) -> search.SearchResult:
 
 
 def test_no_pass_while_the_game_is_open() -> None:
-    from alphago.player import _no_early_pass
+    from alphago.player import pass_rules
 
     board = goboard.Board(5)
     board.play(12)
-    assert _no_early_pass(board, _result_choosing(25, 5)).move == 3
+    assert pass_rules(board, _result_choosing(25, 5)).move == 3
     board.play(25)  # the opponent passed: passing back ends the game, allowed
-    assert _no_early_pass(board, _result_choosing(25, 5)).move == 25
+    assert pass_rules(board, _result_choosing(25, 5)).move == 25
 
 
 def test_pass_allowed_when_only_own_eyes_remain() -> None:
-    from alphago.player import _no_early_pass
+    from alphago.player import pass_rules
 
     stones = np.ones((5, 5), dtype=np.int8)
     for point in (0, 12, 24):
         stones.flat[point] = 0  # three true eyes of black, which is to move
     board = goboard.Board.from_stones(stones, to_play=goboard.BLACK)
-    assert _no_early_pass(board, _result_choosing(25, 5)).move == 25
+    assert pass_rules(board, _result_choosing(25, 5)).move == 25

@@ -41,6 +41,7 @@ __all__ = [
     "SearchPlayer",
     "UCTPlayer",
     "candidates_from_result",
+    "pass_rules",
 ]
 
 OnResult = Callable[[search.SearchResult], None]
@@ -101,23 +102,43 @@ def _lcb(winrate: float, visits: int) -> float:
     return min(max(winrate - spread, 0.0), 1.0)
 
 
-def _no_early_pass(
+def pass_rules(
     board: goboard.Board, result: search.SearchResult
 ) -> search.SearchResult:
-    """Replace a pass chosen while the game is unsettled by the best other move.
+    """When to pass, whatever the search says (area scoring as it stands).
 
-    With few simulations a pass can win its place by noise, and under area scoring an
-    early pass throws the game. Like the playout policy, we pass only when the opponent
-    just passed or every other legal move would fill one of our own true eyes.
+    - Before the opponent has passed, a pass is replaced by the best other move: with
+      few simulations a pass can win its place by noise, and an early pass throws the
+      game. Like the playout policy, we pass only when every other legal move would
+      fill one of our own true eyes.
+    - After the opponent's pass: pass if passing wins the game as it stands (the
+      count of the board now, komi included). Otherwise passing loses for sure: play
+      a move after which the board as it stands wins (capturing dead stones), so that
+      the opponent's next pass ends the game in our favour; failing that, the best
+      move by visits. Never one of our own true eyes.
     """
     area = board.size * board.size
-    if result.move != area or board.last_move == area:
+    me = board.to_play
+    opponent_passed = board.last_move == area
+    if opponent_passed and board.score() * me > 0:
+        return dataclasses.replace(result, move=area)
+    if result.move != area and not opponent_passed:
         return result
-    moves = [
-        m for m in board.legal_moves()[:-1] if not board.is_true_eye(m, board.to_play)
-    ]
+    moves = [m for m in board.legal_moves()[:-1] if not board.is_true_eye(m, me)]
     if not moves:
         return result
+    if opponent_passed:
+        winning = {}
+        for m in moves:
+            after = board.copy()
+            after.play(m)
+            if after.score() * me > 0:
+                winning[m] = after.score() * me
+        if winning:
+            best = max(winning, key=lambda m: (int(result.visits[m]), winning[m], -m))
+            return dataclasses.replace(result, move=best)
+        if result.move != area:
+            return result
     best = max(moves, key=lambda m: (int(result.visits[m]), float(result.pi[m]), -m))
     return dataclasses.replace(result, move=best)
 
@@ -252,7 +273,7 @@ class _TreePlayer:
                 callback=callback, every_seconds=every_seconds, stop_event=stop
             )
             if not filters:  # a pass inside an allow list stays a pass
-                result = _no_early_pass(board, result)
+                result = pass_rules(board, result)
             self._our_move = result.move
             return result
 

@@ -140,6 +140,10 @@ class Pool:
         self, slots: Any, out: NDArray[np.bool_] | None = None
     ) -> NDArray[np.bool_]:
         """[n, N*N + 1]."""
+    def eye_masks(
+        self, slots: Any, out: NDArray[np.bool_] | None = None
+    ) -> NDArray[np.bool_]:
+        """[n, N*N + 1]: true eyes of the side to move."""
     def features(
         self,
         slots: Any,

@@ -896,6 +896,23 @@ cdef class Pool:
             cb.gb_pool_legal_masks(&self.p, &sv[0], n, &flat[0], self.path)
         return out
 
+    def eye_masks(self, slots, out=None):
+        """bool [n, N*N + 1]: the true eyes (``Board.is_true_eye``) of the side to
+        move at each slot; pass is False."""
+        s = self._slots(slots)
+        cdef int64_t n = len(s), width = self.p.boards[0].size ** 2 + 1
+        if out is None:
+            out = np.empty((n, width), dtype=np.bool_)
+        else:
+            _check_out(out, (n, width), (np.bool_,))
+        if n == 0:
+            return out
+        cdef const int64_t[::1] sv = s
+        cdef uint8_t[::1] flat = out.reshape(-1).view(np.uint8)
+        with nogil:
+            cb.gb_pool_eye_masks(&self.p, &sv[0], n, &flat[0])
+        return out
+
     def features(self, slots, kind="agz17", out=None, dtype=None):
         """Input planes [n, C, N, N] of the slots' positions (``features_batch``)."""
         s = self._slots(slots)

@@ -168,6 +168,8 @@ cdef extern from "pool.h" nogil:
                        int64_t *failed)
     void gb_pool_legal_masks(const gb_pool *p, const int64_t *slots, int64_t n,
                              uint8_t *out, uint64_t *path)
+    void gb_pool_eye_masks(const gb_pool *p, const int64_t *slots, int64_t n,
+                           uint8_t *out)
     void gb_pool_stone_history(const gb_pool *p, int64_t slot, gb_stone_history *out)
     uint64_t gb_pool_eval_key(const gb_pool *p, int64_t slot)
     int32_t gb_pool_reroot(gb_pool *p, int32_t g, int64_t new_root, int32_t *mapping)

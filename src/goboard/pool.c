@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "playout.h"
 #include "zobrist.h"
 
 gb_keyset
@@ -114,6 +115,22 @@ gb_pool_legal_masks(const gb_pool *p, const int64_t *slots, int64_t n, uint8_t *
         gb_keyset h = gb_pool_history(p, slots[i], path);
         int width = b->size * b->size + 1;
         gb_board_legal_mask(b, &p->rules[gb_pool_game(p, slots[i])], &h, out + i * width);
+    }
+}
+
+void
+gb_pool_eye_masks(const gb_pool *p, const int64_t *slots, int64_t n, uint8_t *out)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const gb_board *b = &p->boards[slots[i]];
+        int area = b->size * b->size;
+        uint8_t *row = out + i * (area + 1);
+        for (int point = 0; point < area; point++) {
+            gb_loc loc = gb_board_loc(b, point);
+            row[point] =
+                b->color[loc] == GB_EMPTY && gb_board_is_true_eye(b, loc, b->to_play);
+        }
+        row[area] = 0;
     }
 }
 

@@ -59,6 +59,10 @@ int gb_pool_expand(gb_pool *p, const int64_t *parents, const int32_t *points,
 void gb_pool_legal_masks(const gb_pool *p, const int64_t *slots, int64_t n, uint8_t *out,
                          uint64_t *path);
 
+/* Eye masks [n, size * size + 1]: 1 where the point is one of the true eyes (the
+ * playout rule, gb_board_is_true_eye) of the side to move at the slot; pass is 0. */
+void gb_pool_eye_masks(const gb_pool *p, const int64_t *slots, int64_t n, uint8_t *out);
+
 /* The last GB_HISTORY positions of `slot`: up the tree, then the game's record. */
 void gb_pool_stone_history(const gb_pool *p, int64_t slot, gb_stone_history *out);
 

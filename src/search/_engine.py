@@ -139,6 +139,17 @@ class MCTS(RootsMixin):
         """The filters game ``game``'s searches use."""
         return self._filters[self._game(game)]
 
+    def _without_own_eyes(
+        self, pos: I64, legal: NDArray[np.bool_]
+    ) -> NDArray[np.bool_]:
+        """``legal`` without the moves that fill the mover's own true eyes (pass is
+        kept, so a node whose only moves were eye fills passes)."""
+        slots = pos - pos // self.tree.stride  # flat g*(M+1)+i is slot g*M+i
+        eyes = self.pool.eye_masks(slots)
+        if not eyes.any():
+            return legal
+        return legal & ~eyes
+
     def _apply_filters(self, pos: I64, legal: NDArray[np.bool_]) -> NDArray[np.bool_]:
         """``legal`` restricted by each node's game filters (see search.filters)."""
         t = self.tree
@@ -384,6 +395,8 @@ class MCTS(RootsMixin):
     def _store_priors(
         self, pos: I64, priors: NDArray[np.float32], legal: NDArray[np.bool_]
     ) -> None:
+        if not self.config.fill_own_eyes:
+            legal = self._without_own_eyes(pos, legal)
         if self._filtered:
             legal = self._apply_filters(pos, legal)
         p = priors * legal

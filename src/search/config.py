@@ -78,6 +78,8 @@ def _check_common(cfg: _Common) -> None:
         _real("resign_threshold", cfg.resign_threshold, -1.0, 1.0)
     if cfg.max_nodes is not None:
         _int("max_nodes", cfg.max_nodes, 2)
+    if not isinstance(cfg.fill_own_eyes, bool):
+        raise TypeError("fill_own_eyes must be a bool")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +101,10 @@ class _Common:
     resign_threshold: float | None = None
     #: Nodes per tree; None: 2 * num_simulations + leaves_per_batch (room for reuse).
     max_nodes: int | None = None
+    #: False: no node searches a move that fills one of the mover's own true eyes
+    #: (the playout rule's eyes): under area scoring such a move gains nothing and
+    #: can kill its group. Pass stays when nothing else is left. True: search them.
+    fill_own_eyes: bool = False
 
     def capacity(self) -> int:
         """Nodes per tree (``max_nodes`` or its default)."""

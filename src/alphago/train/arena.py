@@ -48,7 +48,7 @@ from search import Positions
 
 from ..match.stats import EloEstimate, elo_estimate
 from ..nets import NetEvaluator, PolicyValueNet
-from ..player import _no_early_pass
+from ..player import pass_rules
 from ..sgf import GameRecord
 
 __all__ = ["ArenaResult", "Contestant", "play_arena"]
@@ -449,7 +449,7 @@ def _choose(game: _Game, c: Contestant, result: search.SearchResult) -> int:
         p = result.visits / total
         move = int(game.rngs[colour][2].choice(p.size, p=p))
         result = dataclasses.replace(result, move=move)
-    return _no_early_pass(game.board, result).move
+    return pass_rules(game.board, result).move
 
 
 def _a_score(record: GameRecord, *, a_black: bool) -> float:

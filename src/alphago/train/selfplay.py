@@ -29,10 +29,11 @@ Glossary:
   this player did not lose. Keep false positives / checked games under about 5%.
 
 Moves: a pass is not played while the game is open (the player's rule,
-``alphago.player._no_early_pass``: pass only after the opponent passed, or when every
-other legal move fills one of our own true eyes); the search may still pick pass, and
-pi keeps its visits. A game ends on two passes, a resignation, or at ``max_moves``
-moves, where it is scored as it stands (the record's comment says so).
+``alphago.player.pass_rules``: pass only after the opponent passed, or when every
+other legal move fills one of our own true eyes; after the opponent's pass, pass when
+that wins as the board stands and play on when it would lose); the search may still
+pick pass, and pi keeps its visits. A game ends on two passes, a resignation, or at
+``max_moves`` moves, where it is scored as it stands (the record's comment says so).
 
 Determinism: one seed fixes everything (root noise, symmetries, move sampling, which
 games may resign), given the same device, precision and torch thread count (the
@@ -65,7 +66,7 @@ import search
 from ..data.examples import Examples
 from ..nets import NetConfig, NetEvaluator, PolicyValueNet
 from ..nets.weights import load_weights
-from ..player import _no_early_pass
+from ..player import pass_rules
 from ..sgf import GameRecord
 
 __all__ = [
@@ -287,7 +288,7 @@ def _choose(
     move = result.move
     if len(game.moves) < config.temperature_moves:
         move = search.choose_move(result.visits, 1.0, rng)
-    return _no_early_pass(game.board, dataclasses.replace(result, move=move)).move
+    return pass_rules(game.board, dataclasses.replace(result, move=move)).move
 
 
 def play_games(
