@@ -41,11 +41,11 @@ class Session:
         text = self.out.getvalue()
         return text[begin : text.index("\n\n", begin) + 2]
 
-    def start_stream(self, command: str) -> int:
+    def start_stream(self, command: str, timeout: float = 20.0) -> int:
         """Send an analysis command; the output offset where its stream starts."""
         start = len(self.out.getvalue())
         self.pipe.send(f"{command}\n")
-        self.out.wait_for_after(start, "info move", 20.0)
+        self.out.wait_for_after(start, "info move", timeout)
         return start
 
     def close(self) -> None:
@@ -121,7 +121,8 @@ def test_lizzie_session() -> None:
         assert time.monotonic() - sent < 1.0
         assert engine.moves == [(goboard.BLACK, goboard.coords.from_gtp("Q16", 19))]
         # kata-analyze with ownership: 361 values after the moves on each line.
-        start = s.start_stream("kata-analyze 50 ownership true")
+        # (Playouts for ownership and per-move scores: slow on the sanitizer build.)
+        start = s.start_stream("kata-analyze 50 ownership true", timeout=180.0)
         time.sleep(0.6)
         text = s.out.getvalue()[start:]
         line = next(ln for ln in text.split("\n") if ln.startswith("info"))
