@@ -4,6 +4,7 @@ Every subcommand imports what it needs when it runs, so ``alphago --help`` (and 
 command that does not use a network) starts without importing torch.
 
 - ``alphago gtp``: a GTP engine on stdin/stdout for Go GUIs and match runners.
+- ``alphago analysis``: KataGo's JSON analysis engine (:mod:`alphago.analysis`).
 - ``alphago play``: play the engine yourself in the terminal.
 - ``alphago bench``: board, search and network speed on this machine.
 - ``alphago eval``: a refereed match between two GTP engine command lines.
@@ -14,9 +15,10 @@ command that does not use a network) starts without importing torch.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from alphago.cli_train import TRAINING_COMMANDS, add_training_commands
 
@@ -53,7 +55,17 @@ def check_device_options(args: argparse.Namespace) -> None:
     resolve_precision(args.precision, device)
 
 
-def _add_engine_options(p: argparse.ArgumentParser, size: int | None) -> None:
+def _add_engine_options(
+    p: argparse.ArgumentParser, size: int | None, *, board: bool = True
+) -> None:
+    """The player options; ``board=False`` leaves out --size and --komi (the
+    analysis engine's queries carry them)."""
+    if board:
+        _add_board_options(p, size)
+    _add_player_options(p)
+
+
+def _add_board_options(p: argparse.ArgumentParser, size: int | None) -> None:
     p.add_argument(
         "--size",
         type=int,
@@ -64,6 +76,9 @@ def _add_engine_options(p: argparse.ArgumentParser, size: int | None) -> None:
         "GTP boardsize picks the player for each size",
     )
     p.add_argument("--komi", type=float, default=7.5, help="komi (default %(default)s)")
+
+
+def _add_player_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--simulations",
         type=int,
@@ -133,6 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep playing (capture dead stones, fill neutral points) instead of "
         "passing while the board is unsettled: for GUIs that count territory",
     )
+
+    _add_analysis_parser(sub)
 
     play = sub.add_parser("play", help="play the engine in the terminal")
     _add_engine_options(play, 9)
@@ -212,6 +229,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_analysis_parser(sub: argparse._SubParsersAction[Any]) -> None:
+    an = sub.add_parser(
+        "analysis",
+        help="KataGo's JSON analysis engine on stdin/stdout (KaTrain, review tools)",
+        description="KataGo's analysis protocol: one JSON query per line on stdin, "
+        "one JSON result per line on stdout. Board size, komi and rules come with "
+        "each query; --simulations is the maxVisits of queries that name none.",
+    )
+    _add_engine_options(an, None, board=False)
+    an.add_argument(
+        "--report-as",
+        "--reportAnalysisWinratesAs",
+        dest="report_as",
+        type=str.upper,
+        choices=("BLACK", "WHITE", "SIDETOMOVE"),
+        default="BLACK",
+        help="whose view winrates, scores and ownership take unless a query's "
+        "overrideSettings say otherwise (default %(default)s, as KaTrain expects)",
+    )
+    # KataGo's own flags, accepted so a command line written for katago still runs:
+    # there is no config file or KataGo model to read here.
+    for flag in ("-config", "-model", "-human-model", "-override-config"):
+        an.add_argument(
+            flag, dest="katago" + flag.replace("-", "_"), help=argparse.SUPPRESS
+        )
+    an.add_argument(
+        "-quit-without-waiting", action="store_true", help=argparse.SUPPRESS
+    )
+
+
 def player_choice(args: argparse.Namespace) -> PlayerChoice:
     """The command line's rule for which player plays each board size."""
     from alphago.player_choice import PlayerChoice, PlayerSpec
@@ -254,6 +301,20 @@ def _cmd_gtp(args: argparse.Namespace) -> int:
     )
     serve(engine, sys.stdin, sys.stdout)
     return 0
+
+
+def _cmd_analysis(args: argparse.Namespace) -> int:
+    from alphago.analysis import AnalysisServer
+
+    for flag in ("config", "model", "human_model", "override_config"):
+        if getattr(args, "katago_" + flag) is not None:
+            print(
+                f"alphago analysis: -{flag.replace('_', '-')} ignored", file=sys.stderr
+            )
+    server = AnalysisServer(
+        player_choice(args), sys.stdout, args.simulations, args.report_as
+    )
+    return server.serve(sys.stdin)
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -352,6 +413,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 _COMMANDS = {
     "gtp": _cmd_gtp,
+    "analysis": _cmd_analysis,
     "play": _cmd_play,
     "eval": _cmd_eval,
     "bench": _cmd_bench,
@@ -359,8 +421,26 @@ _COMMANDS = {
 }
 
 
+#: What the ``alphago`` command needs beyond goboard and search: the [alphago] extra.
+EXTRA_MODULES = ("torch", "sgfmill", "tqdm")
+EXTRA_HINT = 'pip install "goboard-engine[alphago]"'
+
+
+def missing_extra() -> list[str]:
+    """The modules of the ``[alphago]`` extra that are not installed."""
+    return [m for m in EXTRA_MODULES if importlib.util.find_spec(m) is None]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``alphago`` with ``argv`` (default: the process arguments); the exit code."""
+    missing = missing_extra()
+    if missing:
+        print(
+            f"alphago: the alphago command needs its extra ({', '.join(missing)} "
+            f"missing): {EXTRA_HINT}",
+            file=sys.stderr,
+        )
+        return 1
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

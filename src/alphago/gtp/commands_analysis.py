@@ -18,6 +18,7 @@ import goboard
 import search
 
 from ..player import Candidate, candidates_from_result
+from ..score_estimate import MoveScores
 from .analysis import AnalyzeArgs, format_kata, format_lz, parse_analyze_args
 from .commands import generate
 from .engine import Context, Engine, Handler
@@ -41,35 +42,6 @@ def _describe(e: Engine, result: search.SearchResult) -> list[Candidate]:
     return candidates_from_result(result)
 
 
-#: Random playouts behind each candidate's score estimate.
-SCORE_PLAYOUTS = 64
-
-
-class _MoveScores:
-    """Per-move score estimates for kata-analyze, from the side to move's view: the
-    mean and spread of random playout scores after the move, computed once per move."""
-
-    def __init__(self, board: goboard.Board, playouts: int = SCORE_PLAYOUTS) -> None:
-        self.board, self.playouts = board, playouts
-        self.cache: dict[int, tuple[float, float]] = {}
-
-    def __call__(self, move: int) -> tuple[float, float]:
-        if move not in self.cache:
-            self.cache[move] = self._estimate(move)
-        return self.cache[move]
-
-    def _estimate(self, move: int) -> tuple[float, float]:
-        board, mover = self.board.copy(), self.board.to_play
-        try:
-            board.play(move)
-        except ValueError:  # not a move here: the position's own estimate
-            board = self.board
-        if board.is_over:
-            return float(mover * board.score()), 0.0
-        scores, _ = goboard.playouts(board, self.playouts, seed=1 + move)
-        return float(mover * scores.mean()), float(scores.std())
-
-
 class _Reporter:
     """Formats and writes report lines for one analysis command."""
 
@@ -77,7 +49,7 @@ class _Reporter:
         self, e: Engine, ctx: Context, a: AnalyzeArgs, kata: bool, board: goboard.Board
     ) -> None:
         self.e, self.ctx, self.args, self.kata = e, ctx, a, kata
-        self.scores = _MoveScores(board)
+        self.scores = MoveScores(board)
         self.ownership: NDArray[np.float64] | None = None
         if kata and a.ownership:
             self.ownership = e.player.ownership(board) * board.to_play

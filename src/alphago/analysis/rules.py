@@ -1,0 +1,165 @@
+"""KataGo's rules (a name or a JSON object) mapped onto ``goboard.Rules``.
+
+We play by ko rule and suicide, and count by area (Tromp-Taylor: stones plus empty
+regions reaching one colour, minus komi). KataGo's area rule sets map exactly;
+territory scoring, a group tax and the button do not exist here, so those queries are
+analysed by area counting with a ``warning`` (not an error), as the issue asks.
+
+``whiteHandicapBonus`` ("0", "N", "N-1": White gets a point per handicap stone, or per
+stone beyond the first, under area scoring) is applied to komi: handicap stones are the
+Black stones of ``initialStones`` when it holds at least two and no White stone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import goboard
+
+__all__ = ["RuleSet", "handicap_bonus", "parse_rules"]
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """What a query's ``rules`` mean here."""
+
+    rules: goboard.Rules
+    territory: bool = False  # KataGo would count territory; we count area
+    handicap_bonus: str = "0"  # "0", "N" or "N-1"
+    warnings: tuple[str, ...] = field(default=())
+
+
+_AREA = {"ko": "SITUATIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False}
+
+#: KataGo's shorthand names as rule objects (docs/GTP_Extensions.md, kata-set-rules).
+_NAMED: dict[str, dict[str, object]] = {
+    "tromp-taylor": {
+        "ko": "POSITIONAL",
+        "scoring": "AREA",
+        "tax": "NONE",
+        "suicide": True,
+        "whiteHandicapBonus": "0",
+    },
+    "chinese": {**_AREA, "whiteHandicapBonus": "N"},
+    "chinese-ogs": {**_AREA, "ko": "POSITIONAL", "whiteHandicapBonus": "N"},
+    "chinese-kgs": {**_AREA, "ko": "POSITIONAL", "whiteHandicapBonus": "N"},
+    "japanese": {
+        "ko": "SIMPLE",
+        "scoring": "TERRITORY",
+        "tax": "SEKI",
+        "suicide": False,
+        "whiteHandicapBonus": "0",
+    },
+    "korean": {
+        "ko": "SIMPLE",
+        "scoring": "TERRITORY",
+        "tax": "SEKI",
+        "suicide": False,
+        "whiteHandicapBonus": "0",
+    },
+    "aga": {**_AREA, "whiteHandicapBonus": "N-1"},
+    "bga": {**_AREA, "whiteHandicapBonus": "N-1"},
+    "aga-button": {**_AREA, "hasButton": True, "whiteHandicapBonus": "N-1"},
+    "new-zealand": {**_AREA, "suicide": True, "whiteHandicapBonus": "0"},
+    "stone-scoring": {
+        "ko": "SIMPLE",
+        "scoring": "AREA",
+        "tax": "ALL",
+        "suicide": False,
+        "whiteHandicapBonus": "0",
+    },
+}
+_ALIASES = {
+    "tromptaylor": "tromp-taylor",
+    "tt": "tromp-taylor",
+    "cn": "chinese",
+    "jp": "japanese",
+    "ko": "korean",
+    "nz": "new-zealand",
+    "newzealand": "new-zealand",
+    "stone_scoring": "stone-scoring",
+    "chinese_ogs": "chinese-ogs",
+    "chinese_kgs": "chinese-kgs",
+    "aga_button": "aga-button",
+}
+_KO = {"SIMPLE": "simple", "POSITIONAL": "positional", "SITUATIONAL": "situational"}
+_SPIGHT = "SPIGHT"  # KataGo's japanese-like ko handling: simple ko here
+_KEYS = {
+    "ko",
+    "scoring",
+    "tax",
+    "suicide",
+    "hasButton",
+    "whiteHandicapBonus",
+    "friendlyPassOk",
+}
+
+
+def parse_rules(value: object) -> RuleSet:
+    """The rule set of a query's ``rules`` field.
+
+    Raises:
+        ValueError: an unknown name, or a malformed rules object.
+    """
+    if isinstance(value, str):
+        name = value.strip().lower()
+        name = _ALIASES.get(name, name)
+        if name not in _NAMED:
+            known = ", ".join(sorted(_NAMED))
+            raise ValueError(f"unknown rules {value!r} (known: {known})")
+        return _from_object(_NAMED[name], f"rules {name!r}")
+    if isinstance(value, dict):
+        return _from_object(value, "these rules")
+    raise ValueError("rules must be a name or a JSON object")
+
+
+def _from_object(obj: dict[str, object], what: str) -> RuleSet:
+    unknown = sorted(set(obj) - _KEYS)
+    if unknown:
+        raise ValueError(f"unknown rules fields: {', '.join(unknown)}")
+    ko_name = str(obj.get("ko", "POSITIONAL")).upper()
+    if ko_name == _SPIGHT:
+        ko_name = "SIMPLE"
+    if ko_name not in _KO:
+        raise ValueError(f"unknown ko rule {obj.get('ko')!r}")
+    suicide = obj.get("suicide", False)
+    if not isinstance(suicide, bool):
+        raise ValueError("rules suicide must be true or false")
+    scoring = str(obj.get("scoring", "AREA")).upper()
+    if scoring not in ("AREA", "TERRITORY"):
+        raise ValueError(f"unknown scoring {obj.get('scoring')!r}")
+    tax = str(obj.get("tax", "NONE")).upper()
+    if tax not in ("NONE", "SEKI", "ALL"):
+        raise ValueError(f"unknown tax {obj.get('tax')!r}")
+    bonus = str(obj.get("whiteHandicapBonus", "0")).upper()
+    if bonus not in ("0", "N", "N-1"):
+        raise ValueError(
+            f"unknown whiteHandicapBonus {obj.get('whiteHandicapBonus')!r}"
+        )
+    warnings = []
+    territory = scoring == "TERRITORY"
+    if territory:
+        warnings.append(
+            f"{what} count territory; alphago counts area (Tromp-Taylor): winrates "
+            "and scores are for area counting"
+        )
+    elif tax != "NONE":
+        warnings.append(f"{what} tax groups ({tax}); alphago counts area without tax")
+    if obj.get("hasButton") is True:
+        warnings.append(f"{what} have a button; alphago plays without it")
+    rules = goboard.Rules(ko=_KO[ko_name], suicide=suicide)
+    return RuleSet(rules, territory, bonus, tuple(warnings))
+
+
+def handicap_bonus(kind: str, initial: list[tuple[int, int]]) -> int:
+    """Points added to komi for ``whiteHandicapBonus`` ``kind``.
+
+    Args:
+        kind: "0", "N" or "N-1".
+        initial: the ``initialStones`` as (colour, point).
+    """
+    black = sum(1 for colour, _ in initial if colour == goboard.BLACK)
+    white = len(initial) - black
+    if kind == "0" or white > 0 or black < 2:
+        return 0
+    return black if kind == "N" else black - 1

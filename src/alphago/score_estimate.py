@@ -1,0 +1,127 @@
+"""Score estimates without a score head: random playouts, calibrated by the search.
+
+Our networks predict who wins, not by how much, yet analysis GUIs want a score for the
+position and for every candidate move (``kata-analyze``'s ``scoreLead``, the analysis
+engine's ``scoreLead``, KaTrain's points lost). Two sources are at hand:
+
+- *Playouts*: :class:`MoveScores` plays :data:`SCORE_PLAYOUTS` random playouts (C,
+  true-eye rule) from the position after a move and keeps the mean and spread of their
+  area scores and the share of playouts each point ended owned by Black. Cheap, and
+  each move's own, but random play misjudges fights, so its mean drifts far from the
+  real margin until the endgame.
+- *The search*: its winrate, which knows the fights but not the margin.
+
+:func:`score_lead` joins them: it reads the final score as normal with spread
+:func:`score_spread` and picks the mean that gives the search's winrate,
+``spread * Phi^-1(winrate)``: the winrate sets the leader and the size in units of the
+position's uncertainty. The spread is the square root of the empty points (what is
+still to be decided grows like a random walk over the moves left: 9 points on an
+empty 9x9 board, 19 on 19x19, so one point of lead is worth about 4.4% and 2.1% of
+winrate there), capped by the playouts' own spread, which shrinks as the position
+settles. Random playouts alone spread four times wider (about 40 points on an empty
+9x9 board), which would turn a 45% winrate into a 5-point deficit. When the playouts
+are settled (their spread below the square root of the empty points), agree with the
+search on who leads and see a larger margin (a counted endgame), their mean is used.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+from numpy.typing import NDArray
+
+import goboard
+
+__all__ = ["SCORE_PLAYOUTS", "MoveScores", "score_lead", "score_spread"]
+
+#: Random playouts behind each score estimate.
+SCORE_PLAYOUTS = 64
+
+#: Winrates are clipped to this distance from 0 and 1 before the normal quantile.
+_WINRATE_EPS = 0.001
+#: Smallest spread (points) the calibration assumes: playouts of a settled position
+#: can all end the same, but a winrate away from 0 or 1 still means some doubt.
+_MIN_STDEV = 1.0
+
+_NORMAL = NormalDist()
+
+
+def score_spread(stdev: float, empty: int) -> float:
+    """The final score's assumed spread: ``sqrt(empty)`` capped by the playouts'
+    ``stdev``, and at least one point."""
+    spread = math.sqrt(max(empty, 0))
+    if math.isfinite(stdev):
+        spread = min(spread, stdev)
+    return max(spread, _MIN_STDEV)
+
+
+def score_lead(mean: float, stdev: float, winrate: float, empty: int) -> float:
+    """A score lead consistent with the search's winrate, all from one side's view.
+
+    Args:
+        mean: the playouts' mean score (area minus komi) for that side.
+        stdev: the playouts' standard deviation (points).
+        winrate: the search's winning probability for that side, in [0, 1].
+        empty: empty points of the position.
+
+    Returns:
+        ``score_spread(stdev, empty) * Phi^-1(winrate)`` (winrate clipped to [0.001,
+        0.999]); or ``mean`` where the playouts are settled (``stdev`` below
+        ``sqrt(empty)``) and see the same leader with a larger margin.
+    """
+    if not math.isfinite(winrate):
+        return float(mean) if math.isfinite(mean) else 0.0
+    w = min(max(winrate, _WINRATE_EPS), 1.0 - _WINRATE_EPS)
+    lead = score_spread(stdev, empty) * _NORMAL.inv_cdf(w)
+    settled = math.isfinite(stdev) and stdev < math.sqrt(max(empty, 0))
+    if settled and math.isfinite(mean) and mean * lead > 0 and abs(mean) > abs(lead):
+        return float(mean)
+    return float(lead)
+
+
+class MoveScores:
+    """Playout score estimates after each move of one position, computed once per move.
+
+    ``scores(move)`` is ``(mean, stdev)`` of the playouts' final scores from the view
+    of the side to move at ``board`` (who plays ``move``); ``ownership(move)`` the share
+    of playouts each point ended Black's minus White's, float64 [N, N] in [-1, 1],
+    Black's view. A move that is not legal here (and ``None``) stands for the position
+    itself.
+    """
+
+    def __init__(self, board: goboard.Board, playouts: int = SCORE_PLAYOUTS) -> None:
+        self.board, self.playouts = board, playouts
+        self.cache: dict[int | None, tuple[float, float, NDArray[np.float64]]] = {}
+
+    def __call__(self, move: int | None) -> tuple[float, float]:
+        mean, stdev, _ = self._get(move)
+        return mean, stdev
+
+    def ownership(self, move: int | None) -> NDArray[np.float64]:
+        """float64 [N, N], Black's view, after ``move`` (``None``: the position)."""
+        return self._get(move)[2]
+
+    def _get(self, move: int | None) -> tuple[float, float, NDArray[np.float64]]:
+        if move not in self.cache:
+            self.cache[move] = self._estimate(move)
+        return self.cache[move]
+
+    def _estimate(self, move: int | None) -> tuple[float, float, NDArray[np.float64]]:
+        board, mover = self.board, self.board.to_play
+        if move is not None:
+            board = board.copy()
+            try:
+                board.play(move)
+            except ValueError:  # not a move here: the position's own estimate
+                board = self.board
+        if board.is_over:
+            owner = board.ownership().astype(np.float64)
+            return float(mover * board.score()), 0.0, owner
+        seed = 1 + (board.size**2 + 1 if move is None else move)
+        scores, _, owners = goboard.playouts(
+            board, self.playouts, seed=seed, ownership=True
+        )
+        owner = owners.astype(np.float64) / self.playouts
+        return float(mover * scores.mean()), float(scores.std()), owner

@@ -1,0 +1,255 @@
+"""``alphago analysis``: KataGo's JSON analysis protocol, served in-process over UCT."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Iterator
+
+import pytest
+from analysis_helpers import Reply, query, results, run
+
+import goboard
+from alphago.analysis.rules import handicap_bonus, parse_rules
+from goboard import coords
+
+FIELDS = {"move", "visits", "winrate", "scoreLead", "scoreMean", "scoreStdev"}
+FIELDS |= {"prior", "pv", "order", "lcb", "utility", "utilityLcb", "scoreSelfplay"}
+
+
+def test_query_version_and_clear_cache_echo_the_query() -> None:
+    replies = run(
+        [
+            {"id": "v", "action": "query_version"},
+            {"id": "c", "action": "clear_cache"},
+        ]
+    )
+    assert replies[0]["id"] == "v" and replies[0]["action"] == "query_version"
+    assert replies[0]["version"] == "1.16.0" and replies[0]["git_hash"]
+    assert replies[1] == {"id": "c", "action": "clear_cache"}
+
+
+def test_every_turn_gets_a_full_response() -> None:
+    moves = [["B", "C3"], ["W", "B2"]]
+    q = query(
+        moves=moves,
+        analyzeTurns=[0, 1, 2],
+        maxVisits=30,
+        includeOwnership=True,
+        includeMovesOwnership=True,
+        includePolicy=True,
+    )
+    replies = run([q])
+    got = results(replies, "q")
+    assert [r["turnNumber"] for r in got] == [0, 1, 2]
+    for r in got:
+        root = r["rootInfo"]
+        assert root["currentPlayer"] == ("B" if r["turnNumber"] != 1 else "W")
+        assert root["visits"] == 30 == sum(m["visits"] for m in r["moveInfos"])
+        assert 0.0 <= root["winrate"] <= 1.0 and math.isfinite(root["scoreLead"])
+        assert len(r["ownership"]) == 25 and len(r["policy"]) == 26
+        assert all(-1.0 <= v <= 1.0 for v in r["ownership"])
+        assert [m["order"] for m in r["moveInfos"]] == list(range(len(r["moveInfos"])))
+        visits = [m["visits"] for m in r["moveInfos"]]
+        assert visits == sorted(visits, reverse=True)
+        for m in r["moveInfos"]:
+            assert FIELDS | {"ownership"} <= set(m)
+            assert m["pv"][0] == m["move"] and len(m["ownership"]) == 25
+            assert m["scoreMean"] == m["scoreLead"] and m["scoreStdev"] >= 1.0
+    # Policy: -1 on the stones, a distribution over the legal points and pass.
+    c3, b2 = coords.from_gtp("C3", 5), coords.from_gtp("B2", 5)
+    policy = got[2]["policy"]
+    assert policy[c3] == -1.0 and policy[b2] == -1.0
+    assert sum(v for v in policy if v >= 0) == pytest.approx(1.0, abs=1e-4)
+    assert got[0]["policy"].count(-1.0) == 0
+    assert got[1]["policy"][c3] == -1.0 and got[1]["policy"][b2] >= 0
+
+
+def _black_and_side_to_move(**fields: object) -> tuple[Reply, Reply]:
+    base = query(moves=[["B", "C3"]], maxVisits=40, includeOwnership=True, **fields)
+    black = results(run([base]), "q")[0]
+    stm = dict(base, overrideSettings={"reportAnalysisWinratesAs": "SIDETOMOVE"})
+    return black, results(run([stm]), "q")[0]
+
+
+def test_values_are_from_blacks_view_by_default() -> None:
+    # White to move: SIDETOMOVE is White's view, the default is Black's.
+    black, white = _black_and_side_to_move()
+    assert black["rootInfo"]["currentPlayer"] == "W"
+    assert black["rootInfo"]["winrate"] == pytest.approx(
+        1.0 - white["rootInfo"]["winrate"], abs=2e-6
+    )
+    assert black["rootInfo"]["scoreLead"] == pytest.approx(
+        -white["rootInfo"]["scoreLead"], abs=2e-6
+    )
+    for a, b in zip(black["moveInfos"], white["moveInfos"], strict=True):
+        assert a["move"] == b["move"]
+        assert a["winrate"] == pytest.approx(1.0 - b["winrate"], abs=2e-6)
+        assert a["scoreLead"] == pytest.approx(-b["scoreLead"], abs=2e-6)
+    assert black["ownership"] == [
+        pytest.approx(-v, abs=2e-6) for v in white["ownership"]
+    ]
+    # Black's stone at C3 is Black's in Black's view.
+    assert black["ownership"][coords.from_gtp("C3", 5)] > 0.0
+
+
+def test_errors_carry_the_id_and_the_engine_keeps_serving() -> None:
+    lines: list[str | dict[str, object]] = [
+        '{"id":"broken", "moves": [',
+        query("illegal", moves=[["B", "C3"], ["W", "C3"]]),
+        query("vertex", moves=[["B", "Z9"]]),
+        query("shape", boardYSize=7),
+        query("big", size=25),
+        query("rules", rules="klingon"),
+        {"id": "norules", "moves": [], "boardXSize": 5, "boardYSize": 5},
+        query("komi", komi=7.3),
+        query("turns", analyzeTurns=[3]),
+        query("who", moves=[["X", "C3"]]),
+        query("avoid", avoidMoves=[{"player": "B", "moves": ["C3"]}]),
+        {"id": "act", "action": "fly"},
+        "[1, 2]",
+        query("fine", maxVisits=8),
+    ]
+    replies = run(lines)
+    errors = {r.get("id"): r for r in replies if "error" in r}
+    fields = {
+        "broken": None,
+        "illegal": "moves",
+        "vertex": "moves",
+        "shape": "boardXSize",
+        "big": "boardXSize",
+        "rules": "rules",
+        "norules": "rules",
+        "komi": "komi",
+        "turns": "analyzeTurns",
+        "who": "moves",
+        "avoid": "avoidMoves",
+        "act": "action",
+    }
+    assert set(errors) == set(fields) | {None}
+    for qid, field in fields.items():
+        assert errors[qid].get("field") == field, errors[qid]
+    assert errors["illegal"]["error"].startswith("Illegal move 1: W C3")
+    assert results(replies, "fine")[0]["rootInfo"]["visits"] == 8
+
+
+def test_rules_we_do_not_score_and_ignored_settings_warn() -> None:
+    q = query(
+        rules="japanese",
+        maxVisits=6,
+        overrideSettings={"wideRootNoise": 0.04, "maxTime": 8.0},
+    )
+    replies = run([q])
+    warnings = [r for r in replies if "warning" in r]
+    assert {(w["id"], w["field"]) for w in warnings} == {
+        ("q", "rules"),
+        ("q", "overrideSettings"),
+    }
+    ignored = [w for w in warnings if w["field"] == "overrideSettings"][0]
+    assert "wideRootNoise" in ignored["warning"] and "maxTime" not in ignored["warning"]
+    assert all("rootInfo" not in w for w in warnings)  # KaTrain skips warning lines
+    assert results(replies, "q")[0]["rootInfo"]["visits"] == 6
+
+
+def test_avoid_and_allow_moves() -> None:
+    allow = [{"player": "B", "moves": ["C3", "B2"], "untilDepth": 1}]
+    got = results(run([query(maxVisits=30, allowMoves=allow)]), "q")[0]
+    assert {m["move"] for m in got["moveInfos"]} == {"C3", "B2"}
+    avoid = [{"player": "B", "moves": ["C3", "B2"], "untilDepth": 1}]
+    got = results(run([query(maxVisits=60, avoidMoves=avoid)]), "q")[0]
+    played = {m["move"] for m in got["moveInfos"]}
+    assert len(played) > 5 and not played & {"C3", "B2"}
+
+
+def test_initial_stones_and_player() -> None:
+    q = query(
+        initialStones=[["B", "C3"], ["W", "D4"]],
+        initialPlayer="W",
+        includePolicy=True,
+        maxVisits=10,
+    )
+    got = results(run([q]), "q")[0]
+    assert got["rootInfo"]["currentPlayer"] == "W"
+    for v in ("C3", "D4"):
+        assert got["policy"][coords.from_gtp(v, 5)] == -1.0
+        assert v not in {m["move"] for m in got["moveInfos"]}
+
+
+def _paced(*items: dict[str, object] | float) -> Iterator[str]:
+    """Queries as lines, sleeping where an item is a number of seconds."""
+    for item in items:
+        if isinstance(item, float):
+            time.sleep(item)
+        else:
+            yield json.dumps(item)
+
+
+def test_terminate_a_queued_and_a_running_query() -> None:
+    long = query("long", size=9, maxVisits=1_000_000, reportDuringSearchEvery=0.05)
+    queued = query("queued", size=9, maxVisits=5)
+    stop = [
+        {"id": "t1", "action": "terminate", "terminateId": "queued"},
+        {"id": "t2", "action": "terminate", "terminateId": "long"},
+    ]
+    replies = run(_paced(long, 0.1, queued, 0.5, *stop))
+    acks = [r for r in replies if r.get("action") == "terminate"]
+    assert [a["id"] for a in acks] == ["t1", "t2"]
+    assert results(replies, "queued") == [
+        {"id": "queued", "turnNumber": 0, "isDuringSearch": False, "noResults": True}
+    ]
+    final = results(replies, "long")
+    assert len(final) == 1 and 0 < final[0]["rootInfo"]["visits"] < 1_000_000
+    during = [r for r in replies if r.get("id") == "long" and r["isDuringSearch"]]
+    assert during and all(r["rootInfo"]["visits"] > 0 for r in during)
+    assert replies.index(final[0]) > replies.index(during[-1])
+
+
+def test_queries_in_flight_are_answered_by_priority() -> None:
+    first = query("first", size=9, maxVisits=1_000_000)
+    low = query("low", maxVisits=4, priority=0)
+    high = query("high", maxVisits=4, priority=5)
+    multi = query("multi", moves=[["B", "C3"]], analyzeTurns=[0, 1], priorities=[1, 9])
+    stop = {"id": "t", "action": "terminate", "terminateId": "first"}
+    replies = run(_paced(first, 0.2, low, high, multi, 0.3, stop))
+    order = [
+        (r["id"], r["turnNumber"])
+        for r in replies
+        if r.get("isDuringSearch") is False and "noResults" not in r
+    ]
+    assert order == [("first", 0), ("multi", 1), ("high", 0), ("multi", 0), ("low", 0)]
+
+
+def test_terminate_all_and_turn_numbers() -> None:
+    first = query("first", size=9, maxVisits=1_000_000)
+    game = query("game", moves=[["B", "C3"]], analyzeTurns=[0, 1], maxVisits=4)
+    stop = [
+        {"id": "t", "action": "terminate", "terminateId": "game", "turnNumbers": [1]},
+        {"id": "all", "action": "terminate_all"},
+    ]
+    replies = run(_paced(first, 0.2, game, 0.3, *stop))
+    game_replies = results(replies, "game")
+    assert all(r.get("noResults") for r in game_replies)
+    assert sorted(r["turnNumber"] for r in game_replies) == [0, 1]
+    assert results(replies, "first")[0]["rootInfo"]["visits"] > 0
+
+
+def test_rules_mapping() -> None:
+    assert parse_rules("tromp-taylor").rules == goboard.Rules("positional", True)
+    assert parse_rules("chinese").rules == goboard.Rules("situational", False)
+    assert parse_rules("cn").handicap_bonus == "N"
+    japanese = parse_rules("japanese")
+    assert japanese.territory and japanese.warnings
+    assert japanese.rules == goboard.Rules("simple", False)
+    obj = parse_rules({"ko": "POSITIONAL", "scoring": "AREA", "suicide": True})
+    assert obj.rules == goboard.Rules("positional", True) and not obj.warnings
+    assert parse_rules({"hasButton": True, "scoring": "AREA"}).warnings
+    for bad in ("nope", {"ko": "WEIRD"}, {"colour": 1}, 7):
+        with pytest.raises(ValueError):
+            parse_rules(bad)
+    two_black = [(goboard.BLACK, 10), (goboard.BLACK, 20)]
+    assert handicap_bonus("N", two_black) == 2
+    assert handicap_bonus("N-1", two_black) == 1
+    assert handicap_bonus("0", two_black) == 0
+    assert handicap_bonus("N", two_black + [(goboard.WHITE, 5)]) == 0
+    assert handicap_bonus("N", two_black[:1]) == 0
