@@ -418,3 +418,19 @@ def test_lz_impossible_values(tmp_path: Path) -> None:
         with pytest.raises(WeightsError, match=match) as info:
             import_leela_zero(path)
         assert str(path) in str(info.value)
+
+
+def test_a_damaged_shipped_network_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from alphago.nets import shipped
+
+    original = shipped.shipped_weights(9)
+    assert original is not None  # the installed file matches its pinned checksum
+    data = bytearray(original.read_bytes())
+    data[len(data) // 2] ^= 0x10  # one bit inside the tensors
+    (tmp_path / "alphago-9x9.pt").write_bytes(bytes(data))
+    monkeypatch.setattr(shipped, "SHIPPED_DIR", tmp_path)
+    with pytest.raises(WeightsError, match="damaged"):
+        shipped.shipped_weights(9)
+    assert shipped.shipped_weights(13) is None

@@ -7,14 +7,38 @@ trained, with the commands that reproduce it, and how strong it measured.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
-__all__ = ["SHIPPED_DIR", "shipped_weights"]
+__all__ = ["SHIPPED_DIR", "SHIPPED_SHA256", "shipped_weights"]
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
 
+#: sha256 of each shipped file. The shipped 9x9 net predates the checksum that new
+#: weights files carry inside, so a flipped bit that leaves its values finite would
+#: otherwise load as a silently different network.
+SHIPPED_SHA256 = {
+    9: "67afdb6e91fa38015bceaced01b6996fbf1145439f4342d68408bbc65f505000",
+}
+
 
 def shipped_weights(size: int) -> Path | None:
-    """The shipped weights file for ``size`` x ``size`` boards, or None."""
+    """The shipped weights file for ``size`` x ``size`` boards, or None.
+
+    Raises:
+        WeightsError: the installed file does not match its pinned checksum.
+    """
     path = SHIPPED_DIR / f"alphago-{size}x{size}.pt"
-    return path if path.is_file() else None
+    if not path.is_file():
+        return None
+    expected = SHIPPED_SHA256.get(size)
+    if expected is not None:
+        actual = hashlib.sha256(path.read_bytes()).hexdigest()
+        if actual != expected:
+            from .weights import WeightsError
+
+            raise WeightsError(
+                f"{path}: the shipped network is damaged (sha256 {actual[:12]}..., "
+                f"expected {expected[:12]}...); reinstall goboard-engine"
+            )
+    return path
