@@ -381,6 +381,18 @@ class SearchPlayer(_TreePlayer):
         super().__init__(config, seed, ownership_playouts, name)
         self.evaluator = evaluator
 
+    def ownership(self, board: goboard.Board) -> NDArray[np.float64]:
+        """[N, N] in [-1, 1], Black's view: the network's ownership head when the
+        evaluator has one (``config.ownership_head``, as ``NetEvaluator``), else
+        random playouts."""
+        head = getattr(self.evaluator, "ownership", None)
+        config = getattr(self.evaluator, "config", None)
+        if callable(head) and getattr(config, "ownership_head", False):
+            positions = search.Positions(goboard.Pool([board], 1), [0])
+            own = np.asarray(head(positions), dtype=np.float64)
+            return own.reshape(board.size, board.size)
+        return super().ownership(board)
+
     def _make_search(self, board: goboard.Board) -> search.MCTS:
         assert isinstance(self.config, search.SearchConfig)
         seed = int(self._rng.integers(2**62))

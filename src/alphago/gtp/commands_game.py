@@ -1,12 +1,37 @@
 """GTP commands about the game around the moves: handicap, clocks, scoring, SGF files.
 
 Handicap placement follows GTP 2 (section 4.1.1): corner points on the fourth line
-(third line below 13x13), then sides and centre on odd boards. Dead stones come from the
-player's ownership estimate: a stone is dead when its point is given to the other colour
-by more than ``Engine.dead_threshold``; ``final_score`` removes them and counts area.
+(third line below 13x13), then sides and centre on odd boards.
+
+Stone status (``final_status_list``, ``final_score``), decided string by string:
+
+- *seki*: a structural test confirmed by random playouts. An empty point is *mutual*
+  when it touches both colours and a move there by either colour is illegal or
+  self-atari (leaves the mover's string with one liberty): whoever fills it is
+  captured. A string is structurally in seki when it has a mutual liberty, every
+  liberty it has is mutual or an *eye point* of its colour (all neighbours its
+  colour's stones), and it shares a mutual liberty with an opposite-colour string that
+  passes the same test: two eyeless strings sharing two liberties, or one eye each
+  sharing one. The pair is seki unless random playouts settle it: the
+  :data:`SEKI_PLAYOUTS` playouts from each side to move (a settled seki falls to
+  whoever must fill first, so one side alone would not do) leave either string with
+  the same owner in more than 90% of them (mean ownership beyond
+  :data:`SEKI_SETTLED`), as when the stones around an eye can be captured.
+- *dead*: not seki, and the player's ownership estimate (the network's ownership head
+  where it has one, else random playouts) gives the stone's point to the other colour
+  by more than ``Engine.dead_threshold``.
+- *alive*: the other stones (GTP 2: alive is neither dead nor seki).
+
+``final_score`` removes the dead stones and counts area: seki stones stay, so the
+mutual points between them are neutral and their eyes count for their owner.
+Sekis spread over several strings of one colour are found only where each string
+touches a mutual point; the others answer alive (also kept by ``final_score``).
 """
 
 from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
 
 import goboard
 from goboard import coords
@@ -15,11 +40,23 @@ from .. import sgf
 from .engine import Context, Engine, Handler
 from .protocol import GtpError, parse_colour, parse_float, parse_int, parse_vertex
 
-__all__ = ["COMMANDS", "dead_stones", "handicap_points"]
+__all__ = [
+    "COMMANDS",
+    "SEKI_PLAYOUTS",
+    "SEKI_SETTLED",
+    "dead_stones",
+    "handicap_points",
+    "seki_stones",
+]
 
 #: Largest number of seconds accepted in time settings (about 30 years).
 MAX_SECONDS = 1e9
 MAX_STONES = 1_000_000
+#: Random playouts from each side to move behind the seki test.
+SEKI_PLAYOUTS = 128
+#: A string whose mean playout ownership is beyond this is settled by the playouts
+#: (the same owner in more than 90% of them): not seki.
+SEKI_SETTLED = 0.8
 
 
 def handicap_points(size: int, count: int) -> list[int]:
@@ -158,13 +195,113 @@ def time_left(e: Engine, args: list[str], ctx: Context) -> str:
     return ""
 
 
-def dead_stones(e: Engine) -> list[int]:
-    """Points of stones the ownership estimate gives to the other colour."""
+def _neighbours(p: int, n: int) -> list[int]:
+    row, col = divmod(p, n)
+    out = [p - n] if row else []
+    if row < n - 1:
+        out.append(p + n)
+    if col:
+        out.append(p - 1)
+    if col < n - 1:
+        out.append(p + 1)
+    return out
+
+
+def _structural_seki(board: goboard.Board) -> list[list[int]]:
+    """The points of each pair of strings (Black's, then White's) that passes the
+    structural seki test of the module docstring."""
+    n = board.size
+    flat = board.stones().reshape(-1)
+    movers = {
+        c: goboard.Board.from_stones(board.stones(), c, board.komi, board.rules)
+        for c in (goboard.BLACK, goboard.WHITE)
+    }
+    mutual: dict[int, bool] = {}
+
+    def is_mutual(p: int) -> bool:
+        if p not in mutual:
+            colours = {int(flat[q]) for q in _neighbours(p, n)}
+            ok = goboard.BLACK in colours and goboard.WHITE in colours
+            for board_c in movers.values():
+                if ok and board_c.is_legal(p):
+                    probe = board_c.copy()
+                    probe.play(p)
+                    ok = probe.liberties(p) <= 1
+            mutual[p] = ok
+        return mutual[p]
+
+    string_of: dict[int, int] = {}
+    strings: list[list[int]] = []
+    candidate: list[bool] = []
+    for p in flat.nonzero()[0].tolist():
+        if p in string_of:
+            continue
+        points = [int(q) for q in board.string(p)]
+        for q in points:
+            string_of[q] = len(strings)
+        colour = int(flat[p])
+        libs = {q for s in points for q in _neighbours(s, n) if flat[q] == 0}
+        eyes = {q for q in libs if all(flat[r] == colour for r in _neighbours(q, n))}
+        others = libs - eyes
+        candidate.append(bool(others) and all(is_mutual(q) for q in others))
+        strings.append(points)
+    pairs: set[tuple[int, int]] = set()
+    for p, ok in mutual.items():
+        if not ok:
+            continue
+        touching = {string_of[q] for q in _neighbours(p, n) if flat[q] != 0}
+        good = [i for i in touching if candidate[i]]
+        for i in good:
+            for j in good:
+                if flat[strings[i][0]] == goboard.BLACK != flat[strings[j][0]]:
+                    pairs.add((i, j))
+    return [strings[i] + strings[j] for i, j in sorted(pairs)]
+
+
+def _playout_ownership_both(e: Engine) -> NDArray[np.float64]:
+    """Mean ownership (Black's view, flat) of :data:`SEKI_PLAYOUTS` random playouts
+    from each side to move, seeded by the position."""
+    total = np.zeros(e.size * e.size)
+    for colour in (goboard.BLACK, goboard.WHITE):
+        board = e.board_for(colour)
+        seed = int(board.zobrist) % 2**62
+        _, _, owners = goboard.playouts(board, SEKI_PLAYOUTS, seed, ownership=True)
+        total += owners.reshape(-1)
+    return total / (2 * SEKI_PLAYOUTS)
+
+
+def seki_stones(e: Engine) -> list[int]:
+    """Points of stones in seki (module docstring), sorted."""
+    pairs = _structural_seki(e.board)
+    if not pairs:
+        return []
+    own = _playout_ownership_both(e)
+    flat = e.board.stones().reshape(-1)
+    seki: set[int] = set()
+    for pair in pairs:
+        colours = flat[pair]
+        black = [p for p, c in zip(pair, colours, strict=True) if c == goboard.BLACK]
+        white = [p for p, c in zip(pair, colours, strict=True) if c != goboard.BLACK]
+        if max(abs(own[black].mean()), abs(own[white].mean())) <= SEKI_SETTLED:
+            seki.update(pair)
+    return sorted(seki)
+
+
+def _status(e: Engine) -> tuple[list[int], list[int]]:
+    """(dead, seki) points, each sorted."""
+    seki = seki_stones(e)
     board = e.board_for(e.board.to_play)
     own = e.player.ownership(board).reshape(-1)
     stones = e.board.stones().reshape(-1).astype(float)
     dead = (stones != 0) & (own * stones < -e.dead_threshold)
-    return [int(p) for p in dead.nonzero()[0]]
+    dead[seki] = False
+    return [int(p) for p in dead.nonzero()[0]], seki
+
+
+def dead_stones(e: Engine) -> list[int]:
+    """Points of stones the ownership estimate gives to the other colour, seki stones
+    excepted (module docstring), sorted."""
+    return _status(e)[0]
 
 
 def _score_text(score: float) -> str:
@@ -190,13 +327,14 @@ def final_status_list(e: Engine, args: list[str], ctx: Context) -> str:
     status = args[0].lower()
     if status not in ("alive", "dead", "seki"):
         raise GtpError(f"unknown status {args[0]!r}")
-    if status == "seki":
-        return ""
-    dead = set(dead_stones(e))
+    dead, seki = _status(e)
     if status == "dead":
-        return _vertices(sorted(dead), e.size)
+        return _vertices(dead, e.size)
+    if status == "seki":
+        return _vertices(seki, e.size)
+    settled = set(dead) | set(seki)
     occupied = e.board.stones().reshape(-1).nonzero()[0].tolist()
-    return _vertices([p for p in occupied if p not in dead], e.size)
+    return _vertices([p for p in occupied if p not in settled], e.size)
 
 
 def loadsgf(e: Engine, args: list[str], ctx: Context) -> str:
