@@ -18,6 +18,7 @@ from goboard import coords, text
 from goboard.rules import check_komi
 
 from ..player_choice import UnacceptableSize
+from .commands_game import seki_stones
 from .engine import Context, Engine, Handler
 from .protocol import GtpError, parse_colour, parse_float, parse_int, parse_vertex
 
@@ -189,11 +190,14 @@ def _settling_move(
 def _cleanup_move(
     e: Engine, board: goboard.Board, colour: int, visits: NDArray[np.int64]
 ) -> int:
-    """Instead of passing: a non-pass move while the opponent has dead stones."""
+    """Instead of passing: a non-pass move while the opponent has dead stones (seki
+    stones are not dead: playing into a seki's shared liberty is self-atari)."""
     pass_point = e.size * e.size
     own = e.player.ownership(board).reshape(-1)
     stones = board.stones().reshape(-1)
     dead = (stones == -colour) & (own * -colour < -e.dead_threshold)
+    if dead.any():
+        dead[seki_stones(e)] = False
     if not dead.any():
         return pass_point
     legal = [m for m in board.legal_moves() if m != pass_point]
