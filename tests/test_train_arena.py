@@ -181,3 +181,16 @@ def test_bad_arguments() -> None:
         play_arena(a, a, 2, size=SIZE, seed=-1)
     with pytest.raises(ValueError, match="5x5"):
         play_arena(Contestant.net("n", net(), 2), a, 2, size=7)
+
+
+def test_contestants_carry_their_precision_to_the_evaluator() -> None:
+    from alphago.train.arena import _evaluator
+
+    bf16 = Contestant.net("a", net(), 4, device="cpu", precision="bf16")
+    default = Contestant.net("b", net(), 4, device="cpu")
+    made = _evaluator(bf16, 0, 1)
+    assert made is not None and made.precision == "bf16"
+    plain = _evaluator(default, 0, 1)
+    assert plain is not None and plain.precision == "fp32"  # the CPU's default
+    with pytest.raises(ValueError):
+        _evaluator(Contestant.net("c", net(), 4, device="cpu", precision="fp16"), 0, 1)

@@ -75,6 +75,8 @@ class Contestant:
         symmetries: ``NetEvaluator``'s symmetry mode; ``"none"`` (the default) keeps
             a game's moves independent of its wave (``"random"`` draws transforms
             per batch).
+        precision: ``NetEvaluator``'s arithmetic (``fp32``, ``bf16``, ``fp16``);
+            None: the device's default.
     """
 
     name: str
@@ -83,6 +85,7 @@ class Contestant:
     random_moves: int = 4
     device: str | None = None
     symmetries: str | int = "none"
+    precision: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -108,6 +111,7 @@ class Contestant:
         config: search.SearchConfig | None = None,
         device: str | None = None,
         symmetries: str | int = "none",
+        precision: str | None = None,
     ) -> Contestant:
         """PUCT over ``model`` with ``simulations`` per move, no Dirichlet noise,
         the most visited move after the random ones (``config`` supplies the rest)."""
@@ -118,7 +122,7 @@ class Contestant:
             dirichlet_fraction=0.0,
             temperature=0.0,
         )
-        return cls(name, cfg, model, random_moves, device, symmetries)
+        return cls(name, cfg, model, random_moves, device, symmetries, precision)
 
     @classmethod
     def uct(
@@ -300,7 +304,9 @@ def _evaluator(c: Contestant, seed: int, side: int) -> NetEvaluator | None:
         device = "cpu" if param is None else str(param.device)
     # Entropy [seed, 2**32, side] cannot collide with a game's [seed, i].
     rng = np.random.default_rng([seed, 2**32, side])
-    return NetEvaluator(c.model, device, symmetries=c.symmetries, seed=rng)
+    return NetEvaluator(
+        c.model, device, symmetries=c.symmetries, seed=rng, precision=c.precision
+    )
 
 
 class _GameRollouts:

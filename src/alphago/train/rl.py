@@ -406,13 +406,17 @@ def _evaluate(state: _Run, log: MetricsLog) -> None:
     sp = cfg.selfplay
     step = state.learner.step
     seed = _phase_seed(cfg.seed, state.iteration, "evaluate")
-    dev = state.selfplay_device  # the arena's evaluators: the device's precision
+    dev, prec = state.selfplay_device, state.precision  # as self-play's evaluators
     best = state.best()
     if cfg.gate_games:
         candidate = load_weights(state.dir / "candidate.pt")
         arena = play_arena(
-            Contestant.net("candidate", candidate, cfg.eval_simulations, device=dev),
-            Contestant.net("best", best, cfg.eval_simulations, device=dev),
+            Contestant.net(
+                "candidate", candidate, cfg.eval_simulations, device=dev, precision=prec
+            ),
+            Contestant.net(
+                "best", best, cfg.eval_simulations, device=dev, precision=prec
+            ),
             cfg.gate_games,
             sp.size,
             sp.komi,
@@ -437,7 +441,9 @@ def _evaluate(state: _Run, log: MetricsLog) -> None:
     if cfg.baseline_every and cfg.baseline_games and due % cfg.baseline_every == 0:
         uct_sims = 10 * cfg.eval_simulations
         arena = play_arena(
-            Contestant.net("best", best, cfg.eval_simulations, device=dev),
+            Contestant.net(
+                "best", best, cfg.eval_simulations, device=dev, precision=prec
+            ),
             Contestant.uct(f"uct-{uct_sims}", uct_sims),
             cfg.baseline_games,
             sp.size,
