@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from analysis_helpers import Reply, query, results, run
+from analysis_helpers import Reply, query, results, run, server
 
 import goboard
 from alphago.analysis.rules import handicap_bonus, parse_rules
@@ -253,3 +253,13 @@ def test_rules_mapping() -> None:
     assert handicap_bonus("0", two_black) == 0
     assert handicap_bonus("N", two_black + [(goboard.WHITE, 5)]) == 0
     assert handicap_bonus("N", two_black[:1]) == 0
+
+
+def test_quit_without_waiting_terminates_at_the_end_of_input() -> None:
+    srv, out = server()
+    srv.finish_at_eof = False
+    lines = _paced(query("a", size=9, maxVisits=1_000_000), 0.2, query("b"))
+    assert srv.serve(lines) == 0
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert results(replies, "b")[0]["noResults"] is True
+    assert 0 < results(replies, "a")[0]["rootInfo"]["visits"] < 1_000_000

@@ -312,7 +312,11 @@ def _cmd_analysis(args: argparse.Namespace) -> int:
                 f"alphago analysis: -{flag.replace('_', '-')} ignored", file=sys.stderr
             )
     server = AnalysisServer(
-        player_choice(args), sys.stdout, args.simulations, args.report_as
+        player_choice(args),
+        sys.stdout,
+        args.simulations,
+        args.report_as,
+        finish_at_eof=not args.quit_without_waiting,
     )
     return server.serve(sys.stdin)
 

@@ -9,7 +9,7 @@ output line is one JSON object written under a lock and flushed.
 ``terminate`` (and ``terminate_all``) answer at once with the query echoed; queued jobs
 they match are answered ``noResults``, and a running one stops and reports what it
 has. At the end of the input the queued jobs are finished before the engine exits,
-as KataGo does.
+as KataGo does (``-quit-without-waiting``: they are terminated).
 """
 
 from __future__ import annotations
@@ -55,6 +55,8 @@ class AnalysisServer:
         default_visits: simulations when a query names no ``maxVisits``.
         perspective: the default ``reportAnalysisWinratesAs``.
         log: one line of diagnostics (stderr by default).
+        finish_at_eof: finish the queued jobs when the input ends (KataGo's default);
+            False terminates them (``-quit-without-waiting``).
     """
 
     def __init__(
@@ -64,8 +66,10 @@ class AnalysisServer:
         default_visits: int,
         perspective: str = "BLACK",
         log: Callable[[str], None] | None = None,
+        finish_at_eof: bool = True,
     ) -> None:
         self.players = players
+        self.finish_at_eof = finish_at_eof
         self.out = out
         self.default_visits = default_visits
         self.perspective = perspective
@@ -99,6 +103,8 @@ class AnalysisServer:
                 self.handle(line)
                 if self._closing:
                     break
+            if not self.finish_at_eof:
+                self.terminate(None)
         finally:
             with self._cond:
                 self._closing = True
