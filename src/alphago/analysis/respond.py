@@ -13,9 +13,9 @@ Per field:
   have no score head, so :func:`alphago.score_estimate.score_lead` reads the lead off
   the move's winrate with the spread ``scoreStdev`` (the square root of the empty
   points, capped by random playouts after the move); never missing.
-- ``prior``: the network's policy at the root (UCT without a network: its visit
-  share); ``policy``: the raw network policy, -1 on illegal points, pass last
-  (uniform over legal moves without a network).
+- ``prior``: the network's policy at the root; ``policy``: the raw network policy,
+  -1 on illegal points, pass last. UCT has no network: both are uniform over the
+  legal moves.
 - ``ownership``: the player's estimate (random playouts); ``moveInfos[].ownership``:
   the playouts after each move.
 """
