@@ -882,23 +882,15 @@ cdef class Pool:
 
     def legal_masks(self, slots, out=None):
         """Legal masks [n, N*N + 1] of the slots' positions."""
-        s = self._slots(slots)
-        cdef int64_t n = len(s), width = self.p.boards[0].size ** 2 + 1
-        if out is None:
-            out = np.empty((n, width), dtype=np.bool_)
-        else:
-            _check_out(out, (n, width), (np.bool_,))
-        if n == 0:
-            return out
-        cdef const int64_t[::1] sv = s
-        cdef uint8_t[::1] flat = out.reshape(-1).view(np.uint8)
-        with nogil:
-            cb.gb_pool_legal_masks(&self.p, &sv[0], n, &flat[0], self.path)
-        return out
+        return self._point_masks(slots, out, False)
 
     def eye_masks(self, slots, out=None):
         """bool [n, N*N + 1]: the true eyes (``Board.is_true_eye``) of the side to
         move at each slot; pass is False."""
+        return self._point_masks(slots, out, True)
+
+    cdef _point_masks(self, slots, out, bint eyes):
+        """bool [n, N*N + 1] per slot: its legal moves, or the mover's true eyes."""
         s = self._slots(slots)
         cdef int64_t n = len(s), width = self.p.boards[0].size ** 2 + 1
         if out is None:
@@ -910,7 +902,10 @@ cdef class Pool:
         cdef const int64_t[::1] sv = s
         cdef uint8_t[::1] flat = out.reshape(-1).view(np.uint8)
         with nogil:
-            cb.gb_pool_eye_masks(&self.p, &sv[0], n, &flat[0])
+            if eyes:
+                cb.gb_pool_eye_masks(&self.p, &sv[0], n, &flat[0])
+            else:
+                cb.gb_pool_legal_masks(&self.p, &sv[0], n, &flat[0], self.path)
         return out
 
     def features(self, slots, kind="agz17", out=None, dtype=None):
