@@ -258,8 +258,19 @@ def test_rules_mapping() -> None:
 def test_quit_without_waiting_terminates_at_the_end_of_input() -> None:
     srv, out = server()
     srv.finish_at_eof = False
-    lines = _paced(query("a", size=9, maxVisits=1_000_000), 0.2, query("b"))
-    assert srv.serve(lines) == 0
+
+    def lines() -> Iterator[str]:
+        # End the input only once "a" is searching (slow builds take a while).
+        yield json.dumps(
+            query("a", size=9, maxVisits=1_000_000, reportDuringSearchEvery=0.05)
+        )
+        deadline = time.monotonic() + 120
+        while '"isDuringSearch": true' not in out.getvalue().replace(":true", ": true"):
+            assert time.monotonic() < deadline, out.getvalue()
+            time.sleep(0.02)
+        yield json.dumps(query("b"))
+
+    assert srv.serve(lines()) == 0
     replies = [json.loads(line) for line in out.getvalue().splitlines()]
     assert results(replies, "b")[0]["noResults"] is True
     assert 0 < results(replies, "a")[0]["rootInfo"]["visits"] < 1_000_000
