@@ -4,6 +4,7 @@ Switches (environment variables read at build time):
   GOBOARD_DEBUG=1     -O0 -g, asserts on, Cython bounds checks, invariant checker after
                       every mutation (GB_PARANOID)
   GOBOARD_SANITIZE=1  AddressSanitizer + UndefinedBehaviorSanitizer
+  GOBOARD_FUZZ=1      libFuzzer coverage counters for atheris (needs CC=clang; fuzz/README.md)
   GOBOARD_NATIVE=1    -march=native (never the default: wheels must run on other CPUs)
   GOBOARD_ANNOTATE=1  Cython's HTML annotation of _board.pyx
 """
@@ -33,6 +34,9 @@ if sanitize and not msvc:
     sanitizers = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
     compile_args += sanitizers + ["-fno-sanitize-recover=undefined"]
     link_args += sanitizers
+if flag("GOBOARD_FUZZ") and not msvc:
+    compile_args.append("-fsanitize=fuzzer-no-link")
+    link_args.append("-fsanitize=fuzzer-no-link")
 if flag("GOBOARD_NATIVE") and not msvc:
     compile_args.append("-march=native")
 

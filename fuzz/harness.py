@@ -1,6 +1,6 @@
 """Run a harness's `one_input(data: bytes)` under atheris, or replay files without it.
 
-`python fuzz/fuzz_X.py [libFuzzer flags] [corpus dirs or crash files]` passes everything to
+`python fuzz/fuzz_X.py [libFuzzer flags] [corpus dirs or crash files]` passes all to
 libFuzzer (atheris), with a per-input time cap of 20 s unless `-timeout=` is given, so a
 hang is reported as a finding rather than stalling the run. Without atheris the same
 command replays the named files and corpus folders once each (a reproducer).
@@ -23,14 +23,22 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
 
 
 def fuzzing() -> bool:
-    """True when the harness runs as a script under atheris (not imported by the tests)."""
+    """True when a harness runs as a script under atheris (not imported by tests)."""
     return atheris is not None and Path(sys.argv[0]).name.startswith("fuzz_")
 
 
-def instrumented() -> contextlib.AbstractContextManager[Any]:
-    """Import our packages inside this to give libFuzzer Python-level coverage of them."""
+def instrumented(
+    exclude: tuple[str, ...] = (),
+) -> contextlib.AbstractContextManager[Any]:
+    """Import our packages inside this to give libFuzzer Python-level coverage of them.
+
+    `exclude` names modules whose coverage is not worth its cost (an oracle, say): the
+    instrumentation slows every Python line it touches several times over.
+    """
     if fuzzing():
-        return atheris.instrument_imports(include=["goboard", "search", "alphago"])
+        return atheris.instrument_imports(
+            include=["goboard", "search", "alphago"], exclude=list(exclude)
+        )
     return contextlib.nullcontext()
 
 

@@ -211,6 +211,17 @@ def test_two_children_that_are_each_others_ancestors_are_refused() -> None:
     assert [pool.parent(s) for s in (1, 2, 3, 4)] == [0, 0, 1, 2]
 
 
+def test_empty_expand_is_a_no_op() -> None:
+    # It read actions[0] of the empty array after the call (found by fuzz_goboard.py:
+    # IndexError on the bounds-checked debug build, a read past the buffer otherwise).
+    pool = goboard.Pool([goboard.Board(9)], 4)
+    pool.expand([0], [40], [1])
+    for empty in ([], np.empty(0, np.int64), np.empty(0, np.int32)):
+        pool.expand(empty, empty, empty)
+    assert pool.parent(1) == 0 and pool.move(1) == 40
+    assert pool.board(1).stones().sum() == 1
+
+
 def test_failed_allocation_is_a_memory_error_and_frees_nothing_twice() -> None:
     board = goboard.Board(9)
     with pytest.raises(MemoryError):
