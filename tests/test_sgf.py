@@ -126,3 +126,10 @@ def test_random_game_round_trip() -> None:
     again = replay(read_sgf(write_sgf(record)))
     assert np.array_equal(again.stones(), board.stones())
     assert again.to_play == board.to_play
+
+
+def test_setup_stones_of_both_colours_on_one_point_are_refused() -> None:
+    # Found by fuzz/fuzz_sgf.py: read_sgf took AB and AW on the same point (the
+    # board then showed whichever came last) and write_sgf refused the record.
+    with pytest.raises(ValueError, match="both colours"):
+        read_sgf("(;GM[1]SZ[5]AB[aa][cc]AW[aa:bb]RE[B+1];B[dd])")

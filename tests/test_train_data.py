@@ -471,3 +471,16 @@ def test_build_shards_refuses_a_directory_with_shards(tmp_path: Path) -> None:
     with pytest.raises(FileExistsError, match="already holds shards"):
         build_shards([], out)
     assert (out / "shard-00000.npz").read_bytes() == b"old"
+
+
+def test_build_shards_names_games_that_give_no_examples(tmp_path: Path) -> None:
+    # Found by fuzz/fuzz_sgf.py: a game with a result whose moves give no example
+    # (none at all, or only moves out of turn) was dropped without a word.
+    (tmp_path / "a-timewin.sgf").write_text("(;GM[1]SZ[5]RE[W+T])")
+    (tmp_path / "b-outofturn.sgf").write_text("(;GM[1]SZ[5]AB[ba][ab]RE[W+R];B[cc])")
+    with pytest.warns(UserWarning) as caught:
+        result = build_shards([tmp_path], tmp_path / "out", size=SIZE)
+    assert result == (0, 0)
+    messages = [str(w.message) for w in caught]
+    for name in ("a-timewin.sgf", "b-outofturn.sgf"):
+        assert any(f"{name}: skipped: no moves" in m for m in messages), messages

@@ -123,6 +123,7 @@ def read_sgf(data: bytes | str) -> GameRecord:
 
     Raises:
         ValueError: not SGF, not Go, a size we do not support, bad komi or moves, a
+            point set up with stones of both colours (``AB`` and ``AW``), a
             charset (``CA``) that is not a known ASCII-compatible text encoding.
     """
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
@@ -146,6 +147,9 @@ def read_sgf(data: bytes | str) -> GameRecord:
     try:
         komi = game.get_komi()
         black, white, _ = root.get_setup_stones()
+        if black & white:
+            both = sorted(_point(rc, size) for rc in black & white)
+            raise ValueError(f"points {both} hold setup stones of both colours")
         record = GameRecord(size=size, komi=float(komi))
         for colour, stones in ((goboard.BLACK, black), (goboard.WHITE, white)):
             if stones:

@@ -10,6 +10,7 @@ Skipped, each with a warning naming the file (a collection of real games holds a
 - games without a usable result (none, ``?``, ``Void``, or a time/forfeit win with no
   moves), since they give no value target;
 - games whose moves our rules refuse (Chinese rules: situational superko);
+- games that give no example: no moves, or only moves out of turn before the end;
 - duplicates (the same size, setup and move sequence as an earlier game).
 
 :func:`build_shards` is resumable: an interrupted run (Ctrl-C, a crash, a full disk)
@@ -364,12 +365,14 @@ def build_shards(
         finally:
             if progress is not None:
                 progress(done)
-        if len(examples):
-            pending.append(examples)
-            held += len(examples)
-            state.games += 1
-            state.examples += len(examples)
-            flush(final=False, files_done=done)
+        if not len(examples):
+            warnings.warn(f"{path}: skipped: no moves to learn from", stacklevel=2)
+            continue
+        pending.append(examples)
+        held += len(examples)
+        state.games += 1
+        state.examples += len(examples)
+        flush(final=False, files_done=done)
     flush(final=True, files_done=len(files))
     (out / PROGRESS_FILE).unlink(missing_ok=True)
     if state.games == 0:
