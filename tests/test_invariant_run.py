@@ -23,5 +23,7 @@ def test_one_round_covers_every_size_and_rule_set(tmp_path: Path) -> None:
     assert len(summary["per_case"]) == len(sizes) * 6
     assert all(case["games"] == 1 for case in summary["per_case"].values())
     totals = summary["totals"]
-    assert totals["moves"] > 0 and totals["refusals"] > 0 and totals["playout_moves"] > 0
+    assert (
+        totals["moves"] > 0 and totals["refusals"] > 0 and totals["playout_moves"] > 0
+    )
     assert totals["moves"] == sum(c["moves"] for c in summary["per_case"].values())
