@@ -25,6 +25,8 @@ from alphago.train.checkpoint import (  # noqa: E402
     FORMAT,
     git_revision,
     load_checkpoint,
+    random_states,
+    restore_random_states,
     save_checkpoint,
 )
 from alphago.train.learner import Learner, TrainConfig  # noqa: E402
@@ -360,3 +362,89 @@ def test_no_validation_set_writes_no_best(tmp_path: Path, shards: Path) -> None:
     assert kinds == {"train"}
     assert (tmp_path / "weights.pt").exists() and not (tmp_path / "best.pt").exists()
     assert len(load_shards([shards])) > 100
+
+
+# Found by fuzz/fuzz_weights.py: damaged checkpoints and learner states.
+
+
+def _trained_learner(examples: Examples) -> Learner:
+    learner = Learner(PolicyValueNet(NET), TrainConfig(optimizer="adam", lr=1e-3))
+    planes, policy, value = sample_batch(examples, np.random.default_rng(0), 4)
+    learner.train_step(planes, policy, value)
+    return learner
+
+
+def test_a_damaged_checkpoint_is_a_value_error(tmp_path: Path) -> None:
+    save_checkpoint(tmp_path / "c.pt", {"kind": "sl", "x": torch.ones(6000)})
+    data = (tmp_path / "c.pt").read_bytes()
+    # torch's zip reader fails on a file cut short in its data with OSError
+    # (EINVAL), which escaped as if the file could not be read.
+    for i, bad in enumerate([data[: len(data) // 2], data[:100], b"PK\x03\x04"]):
+        (tmp_path / f"{i}.pt").write_bytes(bad)
+        with pytest.raises(ValueError, match="not a checkpoint"):
+            load_checkpoint(tmp_path / f"{i}.pt")
+    with pytest.raises(FileNotFoundError):
+        load_checkpoint(tmp_path / "missing.pt")
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda s: s.pop("optimizer"),
+        lambda s: s.update(step="4"),
+        lambda s: s.update(lr_multiplier=float("nan")),
+        lambda s: s["model"].update(policy_fc_bias=1),
+        lambda s: s["model"]["policy_fc.bias"].fill_(float("inf")),
+        lambda s: s["model"].__setitem__("policy_fc.bias", torch.zeros(3)),
+        lambda s: s["optimizer"]["state"][0].__setitem__("exp_avg", torch.zeros(2)),
+        lambda s: s["optimizer"]["state"][0].pop("exp_avg_sq"),
+        lambda s: s["optimizer"]["param_groups"][0].update(betas="x"),
+        lambda s: s["optimizer"]["param_groups"][0].update(params=[0]),
+    ],
+)
+def test_a_bad_learner_state_is_refused_and_changes_nothing(
+    examples: Examples, damage: Any
+) -> None:
+    # The net was loaded before the optimiser state failed (KeyError, TypeError,
+    # RuntimeError), leaving a half-restored learner; NaN weights were taken.
+    saved = _trained_learner(examples).state_dict()
+    damage(saved)
+    learner = Learner(PolicyValueNet(NET), TrainConfig(optimizer="adam", lr=1e-3))
+    before = {k: v.clone() for k, v in learner.model.state_dict().items()}
+    optimizer = str(learner.optimizer.state_dict())
+    with pytest.raises(ValueError, match="not a learner state"):
+        learner.load_state_dict(saved)
+    after = learner.model.state_dict()
+    assert all(torch.equal(v, after[k]) for k, v in before.items())
+    assert str(learner.optimizer.state_dict()) == optimizer and learner.step == 0
+
+
+def test_a_good_learner_state_still_loads(examples: Examples) -> None:
+    trained = _trained_learner(examples)
+    learner = Learner(PolicyValueNet(NET), TrainConfig(optimizer="adam", lr=1e-3))
+    learner.load_state_dict(trained.state_dict())
+    assert learner.step == 1
+    assert str(learner.optimizer.state_dict()) == str(trained.optimizer.state_dict())
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda s: s.pop("numpy"),
+        lambda s: s.update(numpy=3),
+        lambda s: s.update(numpy='{"bit_generator": "PCG64"}'),
+        lambda s: s.update(torch="x"),
+        lambda s: s.update(torch=torch.zeros(3, dtype=torch.uint8)),
+        lambda s: s.update(python="[3, [1], null]"),
+    ],
+)
+def test_bad_random_states_are_refused_and_change_nothing(damage: Any) -> None:
+    import random
+
+    states = random_states(np.random.default_rng(5))
+    damage(states)
+    python, generator = random.getstate(), torch.get_rng_state()
+    with pytest.raises(ValueError, match="random states"):
+        restore_random_states(states)
+    assert random.getstate() == python
+    assert torch.equal(torch.get_rng_state(), generator)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..nets.weights import atomic_write_bytes
+from ..nets.weights import atomic_write_bytes, open_regular
 from .metrics import read_metrics
 
 __all__ = [
@@ -71,12 +71,24 @@ def random_states(rng: np.random.Generator) -> dict[str, Any]:
 
 
 def restore_random_states(states: dict[str, Any]) -> np.random.Generator:
-    """Restore Python's and torch's generators; returns the numpy generator."""
-    version, internal, gauss = json.loads(states["python"])
-    random.setstate((version, tuple(internal), gauss))
-    torch.set_rng_state(states["torch"])
-    rng = np.random.default_rng()
-    rng.bit_generator.state = json.loads(states["numpy"])
+    """Restore Python's and torch's generators; returns the numpy generator.
+
+    Raises:
+        ValueError: ``states`` is not :func:`random_states`' output; no generator
+            is changed.
+    """
+    try:
+        version, internal, gauss = json.loads(states["python"])
+        python = (version, tuple(internal), gauss)
+        random.Random().setstate(python)  # checks it
+        torch_state = states["torch"]
+        torch.Generator().set_state(torch_state)  # checks it
+        rng = np.random.default_rng()
+        rng.bit_generator.state = json.loads(states["numpy"])
+    except (KeyError, TypeError, ValueError, RuntimeError, OverflowError) as exc:
+        raise ValueError(f"not the random states of a checkpoint ({exc})") from None
+    random.setstate(python)
+    torch.set_rng_state(torch_state)
     return rng
 
 
@@ -92,13 +104,19 @@ def save_checkpoint(path: str | os.PathLike[str], state: dict[str, Any]) -> None
 
 
 def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a checkpoint (ValueError if it is not one or carries pickled objects)."""
+    """Read a checkpoint.
+
+    Raises:
+        ValueError: not a checkpoint (a damaged or truncated one included), or one
+            carrying pickled objects other than tensors and plain data.
+        OSError: the file cannot be opened or read.
+    """
+    with open_regular(path) as f:
+        data = f.read()
     try:
-        payload = torch.load(os.fspath(path), map_location="cpu", weights_only=True)
+        payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
         raise ValueError(f"{path}: refusing to load pickled objects ({exc})") from exc
-    except OSError:
-        raise
     except Exception as exc:  # a damaged file can fail anywhere in the unpickler
         raise ValueError(f"{path}: not a checkpoint ({exc!r})") from exc
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:

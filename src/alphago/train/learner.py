@@ -24,6 +24,7 @@ and ``loss_scale``.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -36,6 +37,7 @@ from torch import Tensor
 from ..data.examples import Examples
 from ..nets.model import PolicyValueNet
 from ..nets.precision import autocast, resolve_device, resolve_precision
+from ..nets.weights import check_state_dict, check_values
 
 __all__ = ["Learner", "TrainConfig", "batch_stats"]
 
@@ -300,11 +302,93 @@ class Learner:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore :meth:`state_dict`'s output. Checkpoints from before precisions
         (no ``skipped_steps``) load; a run may change precision when it resumes
-        (the fp16 scale starts afresh when the checkpoint has none)."""
-        self.model.load_state_dict(state["model"])
+        (the fp16 scale starts afresh when the checkpoint has none).
+
+        Everything is checked before anything is changed.
+
+        Raises:
+            ValueError: ``state`` is not such a state: entries missing or of the
+                wrong type, weights that do not fit the network or are not finite,
+                an optimiser state of another optimiser or other shapes. The
+                learner is left as it was.
+        """
+        try:
+            model_state = state["model"]
+            check_state_dict(self.model, model_state)
+            check_values(model_state)
+            self._check_optimizer_state(state["optimizer"])
+            step = _count(state["step"], "step")
+            lr_multiplier = float(state["lr_multiplier"])
+            if not math.isfinite(lr_multiplier) or lr_multiplier < 0:
+                raise ValueError(f"lr_multiplier {lr_multiplier} is not finite >= 0")
+            skipped = _count(state.get("skipped_steps", 0), "skipped_steps")
+            scaler_state = state.get("scaler") if self.scaler is not None else None
+            if scaler_state:
+                torch.amp.GradScaler(self.device.type).load_state_dict(scaler_state)
+        except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as exc:
+            raise ValueError(f"not a learner state: {exc}") from None
+        self.model.load_state_dict(model_state)
         self.optimizer.load_state_dict(state["optimizer"])
-        self.step = int(state["step"])
-        self.lr_multiplier = float(state["lr_multiplier"])
-        self.skipped_steps = int(state.get("skipped_steps", 0))
-        if self.scaler is not None and state.get("scaler"):
-            self.scaler.load_state_dict(state["scaler"])
+        self.step = step
+        self.lr_multiplier = lr_multiplier
+        self.skipped_steps = skipped
+        if self.scaler is not None and scaler_state:
+            self.scaler.load_state_dict(scaler_state)
+
+    def _check_optimizer_state(self, saved: dict[str, Any]) -> None:
+        """Raise unless ``saved`` loads into this learner's optimiser and holds, for
+        every parameter, this optimiser's buffers with the parameter's shape
+        (torch's own load checks only the parameter counts)."""
+        scratch = copy.deepcopy(self.optimizer)
+        scratch.load_state_dict(saved)
+        buffers = _OPTIMIZER_BUFFERS[type(self.optimizer).__name__]
+        groups = zip(self.optimizer.param_groups, scratch.param_groups, strict=True)
+        for ours, group in groups:
+            for key, want in ours.items():
+                if key != "params" and not _same_kind(want, group.get(key)):
+                    raise ValueError(f"optimiser setting {key}={group.get(key)!r}")
+            for param in group["params"]:
+                entries = scratch.state.get(param, {})
+                if entries and set(entries) != buffers:
+                    raise ValueError(f"optimiser buffers {sorted(entries)}")
+                for name, value in entries.items():
+                    if value is None and name == "momentum_buffer":
+                        continue
+                    if not isinstance(value, Tensor):
+                        raise ValueError(f"optimiser buffer {name} is not a tensor")
+                    if value.dim() and value.shape != param.shape:
+                        raise ValueError(f"optimiser buffer {name} has another shape")
+                    if not bool(torch.isfinite(value).all()):
+                        raise ValueError(f"optimiser buffer {name} is not finite")
+
+
+#: The per-parameter buffers of the optimisers a Learner makes.
+_OPTIMIZER_BUFFERS = {
+    "Adam": {"step", "exp_avg", "exp_avg_sq"},
+    "SGD": {"momentum_buffer"},
+}
+
+
+def _same_kind(want: object, value: object) -> bool:
+    """Whether a saved optimiser setting ``value`` could stand where ``want`` is."""
+    if want is None or isinstance(want, bool):
+        return type(value) is type(want)
+    if isinstance(want, (int, float)):
+        return (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+        )
+    if isinstance(want, (tuple, list)):
+        return (
+            isinstance(value, (tuple, list))
+            and len(value) == len(want)
+            and all(_same_kind(w, v) for w, v in zip(want, value, strict=True))
+        )
+    return type(value) is type(want)
+
+
+def _count(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be an int >= 0, not {value!r}")
+    return value
