@@ -188,6 +188,11 @@ class _Progress:
     seen: set[str] = field(default_factory=set)
 
     def save(self, path: Path) -> None:
+        """Write the record atomically."""
+        atomic_write_bytes(path, self.encode())
+
+    def encode(self) -> bytes:
+        """The record as a progress file's bytes."""
         state = {
             "version": _PROGRESS_VERSION,
             "settings": self.settings,
@@ -209,7 +214,7 @@ class _Progress:
             )
         buffer = io.BytesIO()
         np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
-        atomic_write_bytes(path, buffer.getbuffer())
+        return buffer.getvalue()
 
     @classmethod
     def load(cls, path: Path) -> _Progress:
@@ -250,7 +255,8 @@ def _shard_indices(out: Path) -> list[int]:
 
 
 def _start(out: Path, settings: dict[str, object], files: int) -> _Progress:
-    """A fresh run's progress, or the unfinished run's in ``out`` to resume.
+    """A fresh run's progress (written to ``out`` at once), or the unfinished
+    run's in ``out`` to resume.
 
     Raises:
         FileExistsError: ``out`` holds shards of a finished run (or of unknown
@@ -263,7 +269,12 @@ def _start(out: Path, settings: dict[str, object], files: int) -> _Progress:
             raise FileExistsError(
                 f"{out} already holds shards: give an empty directory"
             )
-        return _Progress(settings)
+        # A fresh run is recorded as unfinished before its first shard: killed
+        # before its first progress record, its shard-00000.npz alone would pass
+        # for a finished directory (read by load_shards, refused by a rerun).
+        progress = _Progress(settings)
+        atomic_write_bytes(progress_path, progress.encode())
+        return progress
     progress = _Progress.load(progress_path)
     if progress.settings != settings:
         inputs = ("files", "inputs")
@@ -297,10 +308,11 @@ def build_shards(
     smaller). ``progress(files_done)`` is called after each file (and once at the
     start of a resumed run, with the files already done).
 
-    Resuming: after each shard, the run's progress (settings, inputs, files done,
-    the examples read but not yet in a shard, the games seen) is written atomically
-    to ``out_dir/``:data:`PROGRESS_FILE`; the file is removed when the run
-    finishes. A rerun on a directory holding one, with the same inputs and
+    Resuming: when a run starts and after each shard, the run's progress
+    (settings, inputs, files done, the examples read but not yet in a shard, the
+    games seen) is written atomically to ``out_dir/``:data:`PROGRESS_FILE`; the
+    file is removed when the run finishes, so shards without it are a finished
+    run's. A rerun on a directory holding one, with the same inputs and
     settings, goes on from there and ends with the shards an uninterrupted run
     writes. A directory holding shards without a progress file (a finished run) is
     refused, as is an unfinished run with other inputs or settings
