@@ -157,6 +157,10 @@ def train_sl(
         rng = restore_random_states(state["random"])
         best = float(state["best_val"])
         truncate_metrics(run / "metrics.jsonl", int(state["metrics_lines"]))
+    else:
+        # Lines of a run killed before its first checkpoint: that work is done
+        # again from step 0 and logged again.
+        truncate_metrics(run / "metrics.jsonl", 0)
 
     def checkpoint() -> None:
         save_weights(learner.model, run / "weights.pt")
