@@ -214,6 +214,9 @@ class _Run:
         self.replay = Examples.empty(net_config.board_size, net_config.input_planes)
         self.replay_file = ""
         self.metrics_lines = 0
+        #: The gate's decision in this iteration's evaluation phase, once made (None
+        #: before): saved before best.pt changes, so a rerun replays neither.
+        self.accepted: bool | None = None
 
     def save(self) -> None:
         # The window changes only in the self-play phase: the new one goes to a new
@@ -239,6 +242,7 @@ class _Run:
                 "examples": self.examples,
                 "replay_file": self.replay_file,
                 "metrics_lines": metrics_lines(self.dir / "metrics.jsonl"),
+                "accepted": self.accepted,
             },
         )
         for old in self.dir.glob("replay-*.npz"):
@@ -276,6 +280,8 @@ class _Run:
         self.replay_file = str(state["replay_file"])
         self.replay = Examples.load(run / self.replay_file)
         self.metrics_lines = int(state["metrics_lines"])
+        accepted = state.get("accepted")  # absent from older checkpoints
+        self.accepted = None if accepted is None else bool(accepted)
         return self
 
     def best(self) -> PolicyValueNet:
@@ -342,6 +348,7 @@ def train_rl(
             state.phase = PHASES[(PHASES.index(phase) + 1) % len(PHASES)]
             if phase == "evaluate":
                 state.iteration += 1
+                state.accepted = None
             state.save()
             if stop_after == (state.iteration - (phase == "evaluate"), phase):
                 break
@@ -408,7 +415,9 @@ def _evaluate(state: _Run, log: MetricsLog) -> None:
     seed = _phase_seed(cfg.seed, state.iteration, "evaluate")
     dev, prec = state.selfplay_device, state.precision  # as self-play's evaluators
     best = state.best()
-    if cfg.gate_games:
+    if state.accepted is not None:
+        pass  # decided before a crash (and logged): best.pt may be the candidate now
+    elif cfg.gate_games:
         candidate = load_weights(state.dir / "candidate.pt")
         arena = play_arena(
             Contestant.net(
@@ -432,9 +441,14 @@ def _evaluate(state: _Run, log: MetricsLog) -> None:
             losses=arena.losses,
             ties=arena.ties,
         )
+        # The decision is checkpointed before best.pt is replaced: a run killed from
+        # here on resumes with it rather than playing the gate again, against a
+        # best.pt that may already be the candidate.
+        state.accepted = accepted
+        state.save()
     else:
-        accepted = True  # no gate: AlphaZero's always-replace variant
-    if accepted:
+        state.accepted = True  # no gate: AlphaZero's always-replace variant
+    if state.accepted:
         best = load_weights(state.dir / "candidate.pt")
         save_weights(best, state.dir / "best.pt")
     due = state.iteration + 1
