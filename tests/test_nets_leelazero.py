@@ -191,3 +191,23 @@ def test_load_network_reads_both_formats(tmp_path: Path) -> None:
         got = _outputs(load_network(path), x)
         for a, b in zip(want, got, strict=True):
             torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_import_refuses_values_beyond_float32(tmp_path: Path) -> None:
+    # Found by fuzz/fuzz_weights.py: 1e39 is finite as read (float64) and became
+    # inf in the float32 net, as did a large bias divided by sqrt(variance + 1e-5);
+    # such a net loaded, and its own weights file was then refused.
+    good = tmp_path / "lz.txt"
+    export_leela_zero(tiny_net(19, "lz18"), good)
+    lines = good.read_text().splitlines()
+    filters = len(lines[2].split())
+    bad = tmp_path / "bad.txt"
+    cases = {
+        "line 2 .*beyond float32": [lines[0], " ".join(["1e39"] * 18 * 9 * filters)],
+        "input conv: biases": [lines[0], lines[1], " ".join(["3e38"] * filters)]
+        + [lines[3], " ".join(["0.5"] * filters)],
+    }
+    for match, head in cases.items():
+        bad.write_text("\n".join(head + lines[len(head) :]) + "\n")
+        with pytest.raises(ValueError, match=match):
+            import_leela_zero(bad)

@@ -66,6 +66,8 @@ LZ_VERSION = 1
 LZ_BOARD_SIZE = 19
 LZ_INPUT = "lz18"
 _HEAD_LINES = 14
+#: The largest magnitude a parameter may have: the net holds float32.
+_F32_MAX = float(np.finfo(np.float32).max)
 
 F64 = NDArray[np.float64]
 
@@ -265,6 +267,8 @@ def _parse(line: str, number: int, expected: int, what: str) -> F64:
         )
     if not np.isfinite(values).all():
         raise ValueError(f"line {number} ({what}): non-finite values")
+    if (np.abs(values) > _F32_MAX).any():
+        raise ValueError(f"line {number} ({what}): values beyond float32's range")
     return values
 
 
@@ -296,11 +300,16 @@ def _load_layer(
     var = reader.take(cout, f"{what} variances")
     if (var + BN_EPS <= 0).any():
         raise ValueError(f"{what}: batch-norm variances must be > -1e-5")
+    beta = bias / np.sqrt(var + BN_EPS)
+    if (np.abs(beta) > _F32_MAX).any():
+        raise ValueError(
+            f"{what}: biases / sqrt(variances + 1e-5) go beyond float32's range"
+        )
     weight = weight.reshape(conv.weight.shape)
     if weight.shape[-1] == 3:
         weight = weight[:, :, ::-1, :]
     _set(conv.weight, np.ascontiguousarray(weight))
-    _set(bn.bias, bias / np.sqrt(var + BN_EPS))
+    _set(bn.bias, beta)
     running_mean, running_var = _stats(bn)
     _set(running_mean, mean)
     _set(running_var, var)
@@ -318,8 +327,9 @@ def import_leela_zero(path: PathLike) -> PolicyValueNet:
     Raises:
         WeightsError (a ValueError, naming the file): not a regular file, too big,
             broken gzip, wrong version, line count, line lengths (another board
-            size or input plane count), non-numeric or non-finite values, or
-            batch-norm variances below -1e-5.
+            size or input plane count), non-numeric or non-finite values, values
+            beyond float32's range (also biases once divided by the square root of
+            their variance), or batch-norm variances below -1e-5.
         OSError: the file cannot be opened or read.
     """
     target = os.fspath(path)
