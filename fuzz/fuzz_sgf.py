@@ -36,7 +36,13 @@ from pathlib import Path
 
 import numpy as np
 from fuzzinput import FuzzInput
-from harness import instrumented, main
+from harness import fuzzing, instrumented, main
+
+if fuzzing():  # coverage of sgfmill's parser too: imported here before alphago's
+    import atheris
+
+    with atheris.instrument_imports(include=["sgfmill"]):
+        import sgfmill.sgf  # noqa: F401
 
 with instrumented():
     import goboard

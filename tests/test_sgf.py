@@ -133,3 +133,12 @@ def test_setup_stones_of_both_colours_on_one_point_are_refused() -> None:
     # board then showed whichever came last) and write_sgf refused the record.
     with pytest.raises(ValueError, match="both colours"):
         read_sgf("(;GM[1]SZ[5]AB[aa][cc]AW[aa:bb]RE[B+1];B[dd])")
+
+
+def test_a_long_record_round_trips() -> None:
+    # fuzz/fuzz_sgf.py found write_sgf quadratic in the moves (sgfmill's
+    # extend_main_sequence walks the main line from the root each time): a
+    # 1,200-move record took seconds.
+    moves = [(B if i % 2 == 0 else W, 81) for i in range(3000)]
+    record = GameRecord(size=9, komi=7.5, moves=moves, result="0")
+    assert read_sgf(write_sgf(record)) == record

@@ -206,10 +206,12 @@ def write_sgf(record: GameRecord) -> bytes:
         root.set("RU", record.rules)
     if record.comment is not None:
         root.set("GC", record.comment)
+    node = root  # extend_main_sequence walks the whole line each time: quadratic
     for colour, point in record.moves:
         if colour not in _COLOURS:
             raise ValueError(f"bad colour {colour!r} in a move")
-        game.extend_main_sequence().set_move(_COLOURS[colour], _rowcol(point, size))
+        node = node.new_child()
+        node.set_move(_COLOURS[colour], _rowcol(point, size))
     data: bytes = game.serialise()
     return data
 
