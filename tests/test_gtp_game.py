@@ -18,6 +18,7 @@ from alphago.gtp import Engine
 from alphago.gtp.commands_game import handicap_points
 from alphago.gtp.timing import LAG, SAFETY
 from alphago.player import UCTPlayer
+from alphago.player_choice import UnacceptableSize
 
 
 def test_fixed_handicap_19_matches_gtp_table() -> None:
@@ -256,6 +257,43 @@ def test_loadsgf_errors_change_nothing(tmp_path: Path) -> None:
         assert fails(e, line)
         assert e.size == 9 and len(e.moves) == 1, line
     fails(e, f"printsgf {tmp_path / 'no' / 'such' / 'dir.sgf'}")
+
+
+class OneSizePlayer(UCTPlayer):
+    """A player for one board size only, as the shipped 9x9 network is."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(search.UCTConfig(num_simulations=4), seed=1)
+        self.size = size
+
+    def genmove(self, board: goboard.Board, **kwargs: Any) -> search.SearchResult:
+        if board.size != self.size:
+            raise ValueError(f"the player is for {self.size}x{self.size} boards")
+        return super().genmove(board, **kwargs)
+
+
+def test_loadsgf_of_another_size_switches_player(tmp_path: Path) -> None:
+    # Found by fuzz/fuzz_gtp.py: loadsgf changed the board size without asking
+    # ``players``, so after loading a 19x19 game into the shipped 9x9 network's
+    # engine every genmove failed ("the network is for 9x9 boards, not 19").
+    def players(size: int) -> UCTPlayer:
+        if size > 9:
+            raise UnacceptableSize(f"no player for {size}x{size}")
+        return OneSizePlayer(size)
+
+    e = Engine(OneSizePlayer(9), board_size=9, players=players)
+    small = tmp_path / "small.sgf"
+    small.write_text("(;GM[1]FF[4]SZ[5]KM[0.5];B[cc];W[bb])")
+    ok(e, f"loadsgf {small}")
+    assert e.size == 5 and isinstance(e.player, OneSizePlayer) and e.player.size == 5
+    assert ok(e, "genmove b")
+    ok(e, "boardsize 9")
+    ok(e, "play b e5")
+    big = tmp_path / "big.sgf"
+    big.write_text("(;GM[1]FF[4]SZ[19];B[dd];W[pp])")
+    assert "unacceptable size" in fails(e, f"loadsgf {big}")
+    assert e.size == 9 and e.player.size == 9 and len(e.moves) == 1  # unchanged
+    assert ok(e, "genmove w")
 
 
 @pytest.mark.parametrize("size", [7, 9, 13, 19])

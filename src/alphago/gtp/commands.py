@@ -17,7 +17,6 @@ import search
 from goboard import coords, text
 from goboard.rules import check_komi
 
-from ..player_choice import UnacceptableSize
 from .commands_game import seki_stones
 from .engine import Context, Engine, Handler
 from .protocol import GtpError, parse_colour, parse_float, parse_int, parse_vertex
@@ -69,17 +68,7 @@ def boardsize(e: Engine, args: list[str], ctx: Context) -> str:
     size = parse_int(word, "board size", -(10**6), 10**6)
     if not goboard.MIN_SIZE <= size <= goboard.MAX_SIZE:
         raise GtpError("unacceptable size")
-    if e.players is not None and size != e.size:
-        try:
-            player = e.players(size)
-        except UnacceptableSize:
-            raise GtpError("unacceptable size") from None
-        except (
-            ValueError,
-            OSError,
-        ) as exc:  # e.g. a shipped network that fails to load
-            raise GtpError(f"unacceptable size: {exc}") from None
-        e.player = player
+    e.player = e.player_for(size)
     e.reset(size)
     return ""
 

@@ -358,6 +358,8 @@ def loadsgf(e: Engine, args: list[str], ctx: Context) -> str:
         board = sgf.replay(record, e.rules)
     except ValueError as exc:
         raise GtpError(f"cannot load file: {exc}") from None
+    # The game's size may need another player (the shipped network plays 9x9 only).
+    e.player = e.player_for(record.size)
     e.size, e.komi = record.size, record.komi
     e.setup, e.moves, e.board = record.setup, list(moves), board
     e.player.new_game()

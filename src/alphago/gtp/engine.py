@@ -26,6 +26,7 @@ from goboard.rules import check_komi
 from .. import __version__ as _package_version
 from .. import sgf
 from ..player import Player
+from ..player_choice import UnacceptableSize
 from .protocol import GtpError, error, parse_command, success
 from .timing import TimeManager
 
@@ -143,6 +144,22 @@ class Engine:
             size=self.size, komi=self.komi, moves=moves, setup=setup
         )
         return sgf.replay(record, self.rules)
+
+    def player_for(self, size: int) -> Player:
+        """The player for ``size`` x ``size`` boards (``players``, else ``player``);
+        changes nothing.
+
+        Raises:
+            GtpError: ``unacceptable size`` when no player plays that size.
+        """
+        if self.players is None or size == self.size:
+            return self.player
+        try:
+            return self.players(size)
+        except UnacceptableSize:
+            raise GtpError("unacceptable size") from None
+        except (ValueError, OSError) as exc:  # e.g. a shipped network fails to load
+            raise GtpError(f"unacceptable size: {exc}") from None
 
     def reset(self, size: int | None = None) -> None:
         """Clear the board (optionally to a new size); keeps komi and rules."""
