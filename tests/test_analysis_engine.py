@@ -134,6 +134,36 @@ def test_errors_carry_the_id_and_the_engine_keeps_serving() -> None:
     assert results(replies, "fine")[0]["rootInfo"]["visits"] == 8
 
 
+def test_lines_that_are_no_strict_json_get_an_error_and_the_engine_goes_on() -> None:
+    # Found by fuzz/fuzz_analysis.py: Python's json reads NaN and Infinity, so a
+    # query echoed by an action (or an id of NaN in an error reply) could not be
+    # written back (ValueError out of serve: the engine died); an integer of more
+    # than 4300 digits, nesting deeper than the recursion limit and an id with a bad
+    # escape in an unparsable line raised out of handle too; analyzeTurns [] made
+    # no job and so no reply at all.
+    lines: list[str | dict[str, object]] = [
+        '{"id": "nan", "action": "query_version", "x": NaN}',
+        '{"id": NaN, "action": "clear_cache"}',
+        '{"id": "inf", "moves": [], "komi": -Infinity}',
+        '{"id": "digits", "action": "clear_cache", "n": ' + "9" * 5000 + "}",
+        "[" * 100_000,
+        '{"id":"\\u12", "moves": [',
+        query("noturns", analyzeTurns=[]),
+        query("fine", maxVisits=5),
+    ]
+    replies = run(lines)
+    errors = [r for r in replies if "error" in r]
+    assert len(errors) == 7, replies
+    assert all(r["error"].startswith("could not parse json") for r in errors[:6])
+    assert [r.get("id") for r in errors] == ["nan", None, "inf", "digits"] + [
+        None,
+        None,
+        "noturns",
+    ]
+    assert errors[6]["field"] == "analyzeTurns"
+    assert results(replies, "fine")[0]["rootInfo"]["visits"] == 5
+
+
 def test_rules_we_do_not_score_and_ignored_settings_warn() -> None:
     q = query(
         rules="japanese",

@@ -225,6 +225,8 @@ def _turns(q: dict[str, object], moves: int) -> tuple[list[int], list[int]]:
     raw = _get(q, "analyzeTurns", list)
     turns = [moves] if raw is None else raw
     assert isinstance(turns, list)
+    if not turns:  # no job, so no reply at all: the client would wait forever
+        raise QueryError("analyzeTurns must name at least one turn", "analyzeTurns")
     for t in turns:
         if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= moves:
             raise QueryError(

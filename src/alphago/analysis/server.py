@@ -120,12 +120,14 @@ class AnalysisServer:
         if not line:
             return
         try:
-            q = json.loads(line)
-        except json.JSONDecodeError as e:
+            q = json.loads(line, parse_constant=_no_constant)
+        except (ValueError, RecursionError) as e:
+            # ValueError: bad JSON, NaN or Infinity (not JSON; KataGo refuses them
+            # too, and they could not be echoed), an integer of too many digits.
             reply: dict[str, object] = {"error": f"could not parse json: {e}"}
-            found = _ID.search(line)
-            if found:
-                reply["id"] = json.loads(f'"{found.group(1)}"')
+            qid = _recover_id(line)
+            if qid is not None:
+                reply["id"] = qid
             self.write(reply)
             return
         if not isinstance(q, dict):
@@ -257,6 +259,22 @@ class AnalysisServer:
         )
         cands = candidates_of(player, result)
         self.write(analysis_response(job, result, cands, extras, during=False))
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _recover_id(line: str) -> str | None:
+    """The string ``id`` of a line that is no JSON, when one can be read off it."""
+    found = _ID.search(line)
+    if found is None:
+        return None
+    try:
+        qid = json.loads(f'"{found.group(1)}"')
+    except ValueError:  # a bad escape or a control character inside
+        return None
+    return qid if isinstance(qid, str) else None
 
 
 def _stderr(line: str) -> None:
