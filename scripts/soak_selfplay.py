@@ -35,9 +35,18 @@ The summary (first-vs-last RSS, the slope, descriptors) is printed and written t
 ``OUT/soak_selfplay.json``. Exit status 0: flat; 1: growth beyond a threshold; 2: bad
 arguments or too few samples after the warm-up to judge.
 
-Example (about 90 minutes on one shared core):
+The run of 2026-11-26 (7x7, 8 simulations, 6 games in lock-step: about 11 search
+calls and 65 root searches per game, so 10^4 games make about 1.1 x 10^5 calls):
 
-    .venv/bin/python scripts/soak_selfplay.py --out /tmp/soak --games 25600 --hours 2
+    .venv/bin/python scripts/soak_selfplay.py \
+        --out /work/runs/soak-2026-11-26/selfplay --games 10000 --hours 5 \
+        --size 7 --simulations 8 --parallel-games 6 --games-per-iteration 96 \
+        --resume-every 2
+
+Rates measured here: the defaults (9x9, 16 simulations, 8 in lock-step) make 5.5
+games/s with training and checkpoints on a quiet core (64 games per 11.6 s) but 0.65
+games/s on the 2-core machine at a load average of 10; the run above made 2 games/s
+at that load.
 
 The functions ``read_proc``, ``growth_check``, ``write_plot`` and ``CsvLog`` are shared
 with ``scripts/soak_gtp.py``; nothing heavy (torch) is imported at module level.
@@ -528,6 +537,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             ),
         )
 
+    # matplotlib keeps the font files of its first figure open (its font cache: 4
+    # descriptors here). Draw a figure before the first sample, so that those are
+    # open from the start and not counted as growth of the process under test.
+    write_plot(
+        [{"games": 0.0, "rss_mb": 0.0, "fds": 0.0}],
+        "games",
+        out / PNG_NAME,
+        "starting",
+        extra="starting",
+    )
     iteration = 0
     sample(0)
     first_call = True

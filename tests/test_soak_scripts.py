@@ -139,7 +139,7 @@ def test_tiny_selfplay_soak(tmp_path: Path) -> None:
         "--out", str(out), "--games", "16", "--games-per-iteration", "4",
         "--parallel-games", "2", "--simulations", "2", "--size", "5",
         "--blocks", "1", "--filters", "4", "--updates", "1", "--epochs", "1",
-        "--batch", "8", "--resume-every", "1", "--warmup", "4",
+        "--batch", "8", "--resume-every", "1", "--warmup", "4", "--plot-every", "1",
         "--max-rss-growth-mb", "100000", "--max-rss-slope", "1e9",
     ]  # fmt: skip
     proc = subprocess.run(
@@ -162,6 +162,8 @@ def test_tiny_selfplay_soak(tmp_path: Path) -> None:
     assert (out / "soak_selfplay.png").stat().st_size > 1000
     assert (out / "run" / "checkpoint.pt").exists()
     assert "RSS slope after warm-up" in proc.stdout and "verdict: flat" in proc.stdout
+    # Redrawn after every sample: the plot's own font files are open from the start.
+    assert len({r["fds"] for r in rows}) == 1, [r["fds"] for r in rows]
 
 
 def test_tiny_gtp_soak(tmp_path: Path) -> None:
