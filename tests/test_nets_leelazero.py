@@ -211,3 +211,20 @@ def test_import_refuses_values_beyond_float32(tmp_path: Path) -> None:
         bad.write_text("\n".join(head + lines[len(head) :]) + "\n")
         with pytest.raises(ValueError, match=match):
             import_leela_zero(bad)
+
+
+def test_import_refuses_negative_variances(tmp_path: Path) -> None:
+    # Found by fuzz/fuzz_weights.py: a variance in (-1e-5, 0) was taken (Leela
+    # Zero divides by sqrt(var + 1e-5)), and the net's own weights file, which
+    # refuses negative variances, then did not load.
+    good = tmp_path / "lz.txt"
+    export_leela_zero(tiny_net(19, "lz18"), good)
+    lines = good.read_text().splitlines()
+    variances = lines[4].split()
+    bad = tmp_path / "bad.txt"
+    bad.write_text(
+        "\n".join([*lines[:4], " ".join(["-9.9e-06", *variances[1:]])] + lines[5:])
+        + "\n"
+    )
+    with pytest.raises(ValueError, match="negative batch-norm variances"):
+        import_leela_zero(bad)

@@ -298,8 +298,10 @@ def _load_layer(
     bias = reader.take(cout, f"{what} biases")
     mean = reader.take(cout, f"{what} means")
     var = reader.take(cout, f"{what} variances")
-    if (var + BN_EPS <= 0).any():
-        raise ValueError(f"{what}: batch-norm variances must be > -1e-5")
+    if (var < 0).any():
+        # Leela Zero computes with var + 1e-5 > 0, but no trained net has a
+        # negative variance and our weights files refuse one (check_values).
+        raise ValueError(f"{what}: negative batch-norm variances")
     beta = bias / np.sqrt(var + BN_EPS)
     if (np.abs(beta) > _F32_MAX).any():
         raise ValueError(
@@ -329,7 +331,7 @@ def import_leela_zero(path: PathLike) -> PolicyValueNet:
             broken gzip, wrong version, line count, line lengths (another board
             size or input plane count), non-numeric or non-finite values, values
             beyond float32's range (also biases once divided by the square root of
-            their variance), or batch-norm variances below -1e-5.
+            their variance), or negative batch-norm variances.
         OSError: the file cannot be opened or read.
     """
     target = os.fspath(path)
