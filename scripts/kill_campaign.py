@@ -20,7 +20,7 @@ For each command, with a tiny configuration:
 After every kill every file in the directory must be a finished artefact that the
 project's own loader reads (SGF, shard, progress file, checkpoint, weights, replay
 window; metrics lines that all parse, a torn last line only) or a recognised
-temporary (``.NAME.xxxxxxxx.tmp`` of :mod:`alphago.atomic`, for a NAME the command
+temporary (``.NAME.PID.xxxxxxxx.tmp`` of :mod:`alphago.atomic`, for a NAME the command
 writes), finished artefacts must equal the reference's (SGF files and shards byte for
 byte; metrics up to the checkpoint's count record for record), and no process of the
 group may survive. After a finished run the directory must hold what the reference
@@ -58,7 +58,7 @@ COMMANDS = ("gendata", "shards", "sl", "rl")
 TRIGGERS = ("timer", "write", "early-write")
 
 #: A temporary file of ``alphago.atomic`` beside its target ``NAME``.
-TMP_NAME = re.compile(r"^\.(?P<target>.+)\.[0-9a-f]{8}\.tmp$")
+TMP_NAME = re.compile(r"^\.(?P<target>.+)\.\d+\.[0-9a-f]{8}\.tmp$")
 
 #: How a child runs ``alphago ARGS...`` (the installed package, whatever its path).
 ALPHAGO = [

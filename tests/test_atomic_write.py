@@ -20,7 +20,13 @@ import pytest
 from gtp_helpers import fails, make_engine, ok
 
 from alphago import sgf
-from alphago.atomic import NotAFileError, atomic_write, atomic_write_bytes, check_target
+from alphago.atomic import (
+    NotAFileError,
+    atomic_write,
+    atomic_write_bytes,
+    check_target,
+    remove_stale_temporaries,
+)
 
 
 @contextlib.contextmanager
@@ -180,3 +186,50 @@ def test_gtp_printsgf_answers_an_error_for_special_files(tmp_path: Path) -> None
         assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
     ok(engine, f"printsgf {tmp_path / 'game.sgf'}")
     assert sgf.read_sgf((tmp_path / "game.sgf").read_bytes()).moves
+
+
+def dead_pid() -> int:
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_stale_temporaries_of_dead_writers_are_removed(tmp_path: Path) -> None:
+    gone, old = dead_pid(), 1_000_000_000.0  # a 2001 mtime
+    stale = tmp_path / f".checkpoint.pt.{gone}.0123abcd.tmp"
+    live = tmp_path / f".checkpoint.pt.{os.getpid()}.89abcdef.tmp"  # being written
+    young = tmp_path / f".weights.pt.{gone}.fedcba98.tmp"  # another machine's, say
+    others = [tmp_path / n for n in ("checkpoint.pt", ".hidden", "x.1.0123abcd.tmp")]
+    for path in (stale, live, young, *others):
+        path.write_bytes(b"x")
+    for path in (stale, live, *others):
+        os.utime(path, (old, old))
+    assert remove_stale_temporaries(tmp_path) == 1
+    assert not stale.exists()
+    assert live.exists() and young.exists() and all(p.exists() for p in others)
+    assert remove_stale_temporaries(tmp_path / "missing") == 0
+
+
+def test_temporaries_name_their_writer(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def write(f: IO[bytes]) -> None:
+        seen.extend(p.name for p in tmp_path.iterdir())
+        f.write(b"data")
+
+    atomic_write(tmp_path / "weights.pt", write)
+    assert len(seen) == 1 and seen[0].startswith(f".weights.pt.{os.getpid()}.")
+    assert remove_stale_temporaries(tmp_path, min_age=0) == 0  # we are alive
+
+
+def test_a_resumed_command_clears_what_a_killed_one_left(tmp_path: Path) -> None:
+    from alphago.data.dataset import build_shards
+
+    left = tmp_path / f".shard-00000.npz.{dead_pid()}.0123abcd.tmp"
+    left.write_bytes(b"half a shard")
+    os.utime(left, (1_000_000_000.0, 1_000_000_000.0))
+    build_shards([], tmp_path)
+    assert not left.exists()

@@ -71,9 +71,9 @@ def test_games_truncated_changed_or_lost_are_flagged(tmp_path: Path) -> None:
             save_sgf(random_record(i, 10), directory / f"game-{i:06d}.sgf")
     gendata = kc.Gendata()
     memory: dict[str, Any] = {}
-    (out / ".game-000003.sgf.0123abcd.tmp").write_bytes(b"(;GM[1]")  # a temporary
+    (out / ".game-000003.sgf.4242.0123abcd.tmp").write_bytes(b"(;GM[1]")  # a temporary
     assert gendata.check_killed(out, ref, memory) == []
-    assert gendata.listing(out).temporaries == [".game-000003.sgf.0123abcd.tmp"]
+    assert gendata.listing(out).temporaries == [".game-000003.sgf.4242.0123abcd.tmp"]
 
     _truncate(out / "game-000001.sgf")
     save_sgf(random_record(7, 10), out / "game-000002.sgf")
@@ -85,8 +85,8 @@ def test_games_truncated_changed_or_lost_are_flagged(tmp_path: Path) -> None:
     assert "game-000000.sgf: a finished game was lost" in problems
     assert "notes.txt: an unexpected entry" in problems
     # A temporary of a name the command never writes is no temporary of its own.
-    (out / ".other.0123abcd.tmp").write_bytes(b"")
-    assert ".other.0123abcd.tmp: an unexpected entry" in gendata.check_killed(
+    (out / ".other.4242.0123abcd.tmp").write_bytes(b"")
+    assert ".other.4242.0123abcd.tmp: an unexpected entry" in gendata.check_killed(
         out, ref, {}
     )
 

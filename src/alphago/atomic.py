@@ -19,18 +19,29 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import stat
+import time
 from collections.abc import Callable
 from typing import IO
 
-__all__ = ["NotAFileError", "atomic_write", "atomic_write_bytes", "check_target"]
+__all__ = [
+    "NotAFileError",
+    "atomic_write",
+    "atomic_write_bytes",
+    "check_target",
+    "remove_stale_temporaries",
+]
 
 PathLike = str | os.PathLike[str]
 
 #: Longest target name kept in a temporary file's name (file names are limited to
 #: 255 bytes on most file systems; the prefix and random suffix need room).
 _NAME_KEPT = 200
+
+#: A temporary file's name: ``.TARGET.PID.RANDOM.tmp`` (PID: the writing process).
+_TEMPORARY = re.compile(r"^\..+\.(?P<pid>\d+)\.[0-9a-f]{8}\.tmp$")
 
 
 class NotAFileError(OSError):
@@ -92,10 +103,9 @@ def _create_temporary(real: str) -> tuple[int, str]:
     directory, base = os.path.split(real)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     flags |= getattr(os, "O_BINARY", 0)
+    name = f".{base[:_NAME_KEPT]}.{os.getpid()}"
     for _ in range(100):
-        tmp = os.path.join(
-            directory, f".{base[:_NAME_KEPT]}.{secrets.token_hex(4)}.tmp"
-        )
+        tmp = os.path.join(directory, f"{name}.{secrets.token_hex(4)}.tmp")
         try:
             return os.open(tmp, flags, 0o666), tmp
         except FileExistsError:
@@ -145,3 +155,41 @@ def atomic_write_bytes(path: PathLike, data: bytes | memoryview) -> None:
         f.write(data)
 
     atomic_write(path, write)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return pid < 2**22  # someone else's live process; an absurd pid is not one
+    return True
+
+
+def remove_stale_temporaries(directory: PathLike, min_age: float = 60.0) -> int:
+    """Remove the temporary files that killed writers left in ``directory``; how many.
+
+    A process killed mid-write (kill -9, power loss) leaves its temporary file: the
+    target is intact, but the file takes disk space (a checkpoint's worth each time).
+    Runs call this when they start or resume. A temporary counts as stale when the
+    process named in it no longer exists here and it was last written ``min_age``
+    seconds ago or more (a writer on another machine sharing the folder keeps
+    writing, so its file stays young).
+    """
+    removed = 0
+    now = time.time()
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:
+        return 0
+    for entry in entries:
+        match = _TEMPORARY.match(entry.name)
+        if match is None or _alive(int(match["pid"])):
+            continue
+        with contextlib.suppress(OSError):
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(st.st_mode) and now - st.st_mtime >= min_age:
+                os.unlink(entry.path)
+                removed += 1
+    return removed

@@ -38,7 +38,7 @@ import numpy as np
 import goboard
 from goboard import coords
 
-from ..atomic import atomic_write_bytes
+from ..atomic import atomic_write_bytes, remove_stale_temporaries
 from ..nets.model import INPUT_PLANES
 from ..sgf import GameRecord, play_as, read_sgf, start_board
 from .examples import PROGRESS_NAME, Examples
@@ -332,6 +332,7 @@ def build_shards(
     files = sgf_files(paths)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(out)  # left by a killed run
     settings: dict[str, object] = {
         "size": size,
         "kind": kind,

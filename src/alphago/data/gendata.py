@@ -36,6 +36,7 @@ from pathlib import Path
 import goboard
 from goboard.coords import from_gtp, to_gtp
 
+from ..atomic import remove_stale_temporaries
 from ..match.gtp_client import EngineFailure, GTPClient, GTPError
 from ..sgf import GameRecord, save_sgf
 
@@ -226,6 +227,7 @@ def generate(
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(out)  # left by a killed run
     todo = [i for i in range(config.games) if not (out / f"game-{i:06d}.sgf").exists()]
     gnugo = config.gnugo or find_gnugo()
     lock = threading.Lock()

@@ -46,6 +46,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from ..atomic import remove_stale_temporaries
 from ..data.examples import Examples, sample_batch
 from ..nets.model import NetConfig, PolicyValueNet
 from ..nets.weights import load_weights, save_weights, weights_bytes
@@ -316,6 +317,7 @@ def train_rl(
     resolve_precision(precision, resolve_device(selfplay_device))
     run = Path(run_dir)
     run.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(run)  # left by a killed run
     if (run / "checkpoint.pt").exists():
         state = _Run.load(run, device, precision, selfplay_device)
         truncate_metrics(run / "metrics.jsonl", state.metrics_lines)

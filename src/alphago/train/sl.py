@@ -30,6 +30,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from ..atomic import remove_stale_temporaries
 from ..data.examples import Examples, load_shards, sample_batch
 from ..nets.model import NetConfig, PolicyValueNet
 from ..nets.weights import save_weights
@@ -107,6 +108,7 @@ def train_sl(
     """
     run = Path(run_dir)
     run.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(run)  # left by a killed run
     ckpt_path = run / "checkpoint.pt"
     state: dict[str, Any] | None = None
     if ckpt_path.exists():
