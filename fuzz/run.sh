@@ -12,7 +12,8 @@ py="$venv/bin/python"
 site="$("$py" -c 'import atheris, os; print(os.path.dirname(os.path.dirname(atheris.__file__)))')"
 pkg="$("$py" -c 'import importlib.util as u; print(u.find_spec("goboard").origin)')"
 so="$(ls "$(dirname "$pkg")"/_board*.so)"  # importing it here would need the preload
-if nm -D "$so" | grep -q __sanitizer_cov_8bit_counters_init; then
+symbols="$(nm -D "$so")"  # not piped into grep -q: pipefail would see nm's SIGPIPE
+if grep -q __sanitizer_cov_8bit_counters_init <<<"$symbols"; then
     preload="$site/asan_with_fuzzer.so"  # clang's ASan runtime with libFuzzer inside
 else
     preload="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
