@@ -231,10 +231,6 @@ class Command:
     def listing(self, out: Path) -> Listing:
         return list_dir(out, self.finals)
 
-    #: What the command says when it refuses to run again on a finished directory
-    #: ("" when a finished run is simply run again, doing nothing).
-    refusal = ""
-
     def finished(self, out: Path, ref: Path) -> bool:
         """Whether ``out`` (checked after a kill) holds a finished run."""
         return False
@@ -287,17 +283,14 @@ class Gendata(Command):
 
 @dataclass
 class Shards(Command):
-    """``alphago shards``: ``shard-NNNNN.npz`` and, while unfinished,
-    ``shards.progress``."""
+    """``alphago shards``: ``shard-NNNNN.npz``, ``shards.progress`` while
+    unfinished and ``shards.done`` once finished (a rerun then finds the work done)."""
 
     inputs: Path = Path()
     size: int = 9
     shard_size: int = 16
     name = "shards"
-    finals = re.compile(r"shard-\d{5,}\.npz|shards\.progress")
-
-    # By design (tests/test_shards_resume.py) a finished shard directory is refused.
-    refusal = "already holds shards"
+    finals = re.compile(r"shard-\d{5,}\.npz|shards\.progress|shards\.done")
 
     def finished(self, out: Path, ref: Path) -> bool:
         names = set(self.listing(out).finals)
@@ -322,14 +315,20 @@ class Shards(Command):
                 problem = f"{name}: differs from the reference shard"
             if problem:
                 problems.append(problem)
+        done = listing.finals.get("shards.done")
+        if (
+            done is not None
+            and done.read_bytes() != reference["shards.done"].read_bytes()
+        ):
+            problems.append("shards.done: differs from the reference's")
         progress = listing.finals.get("shards.progress")
         if progress is not None:
             problem = check_progress(progress)
             if problem:
                 problems.append(problem)
-        elif shards and set(shards) != set(reference):
+        elif shards and set(shards) != {n for n in reference if n.endswith(".npz")}:
             problems.append(
-                f"{len(shards)} of the {len(reference)} shards and no shards.progress:"
+                f"{len(shards)} of the reference's shards and no shards.progress:"
                 " the directory passes for a finished one (load_shards reads it) and "
                 "a rerun refuses it"
             )
@@ -699,13 +698,6 @@ class Result:
     seconds: float = 0.0
 
 
-def tail(log: Path, size: int = 4096) -> str:
-    """The end of a log file."""
-    with log.open("rb") as f:
-        f.seek(max(0, f.seek(0, os.SEEK_END) - size))
-        return f.read().decode("utf-8", "replace")
-
-
 def run_reference(command: Command, out: Path, log: Path) -> tuple[float, int]:
     """The uninterrupted run: (its wall time, the changes of its directory seen).
     Raises RuntimeError if it fails."""
@@ -751,12 +743,9 @@ def campaign(
         cycle.mkdir(parents=True)
         memory: dict[str, Any] = {}
         cycle_kills = 0
-        refusal = False  # the command refuses its finished directory (shards)
         while True:
             plan = None
-            if refusal:
-                pass  # the kill came after the work: the command refuses to redo it
-            elif result.kills < kills:
+            if result.kills < kills:
                 draw = rng.random()
                 if draw < 1 / 3 or changes < 1:
                     plan = Kill("timer", rng.uniform(0.0, seconds), 0)
@@ -788,13 +777,11 @@ def campaign(
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     problems += command.check_killed(out, ref, memory)
-                refusal = bool(command.refusal) and command.finished(out, ref)
-            elif run.returncode != 0 and not (
-                refusal and run.returncode == 1 and command.refusal in tail(log)
-            ):
+                # The kill came after the work (the rerun must then find it done).
+                result.finished_before_kill += command.finished(out, ref)
+            elif run.returncode != 0:
                 problems.append(f"exit status {run.returncode} (see {log})")
             else:
-                result.finished_before_kill += refusal
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     problems += command.check_final(out, ref)

@@ -15,7 +15,7 @@ pytest.importorskip("torch")
 
 from alphago.cli import main  # noqa: E402
 from alphago.data import dataset  # noqa: E402
-from alphago.data.dataset import PROGRESS_FILE, build_shards  # noqa: E402
+from alphago.data.dataset import DONE_FILE, PROGRESS_FILE, build_shards  # noqa: E402
 from alphago.data.examples import Examples, load_shards  # noqa: E402
 from alphago.data.gendata import GenConfig  # noqa: E402
 from alphago.sgf import save_sgf  # noqa: E402
@@ -179,10 +179,32 @@ def test_a_resume_with_other_settings_or_inputs_is_refused(
     assert sorted(p.name for p in out.iterdir()) == before
 
 
-def test_a_finished_directory_is_still_refused(sgf_dir: Path, tmp_path: Path) -> None:
+def test_the_same_command_on_its_finished_directory_finds_the_work_done(
+    sgf_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A kill after the last shard but before the process ended made the rerun fail
+    # ("already holds shards"): every rerun must resume, and this one has nothing to do.
+    out = tmp_path / "shards"
+    counts, _ = _quiet_build([sgf_dir], out, SIZE, shard_size=7)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert DONE_FILE in before and PROGRESS_FILE not in before
+    assert build_shards([sgf_dir], out, SIZE, shard_size=7) == counts
+    assert "already holds this run's shards" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_finished_directory_of_another_run_is_refused(
+    sgf_dir: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "shards"
     _quiet_build([sgf_dir], out, SIZE, shard_size=7)
-    with pytest.raises(FileExistsError, match="already holds shards"):
+    with pytest.raises(FileExistsError, match="already holds shards of another run"):
+        build_shards([sgf_dir], out, SIZE, shard_size=5)
+    (out / "shard-00000.npz").unlink()  # the record no longer matches the shards
+    with pytest.raises(FileExistsError, match="already holds shards of another run"):
+        build_shards([sgf_dir], out, SIZE, shard_size=7)
+    (out / DONE_FILE).write_text("{not json")
+    with pytest.raises(FileExistsError, match="already holds shards of another run"):
         build_shards([sgf_dir], out, SIZE, shard_size=7)
 
 

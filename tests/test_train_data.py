@@ -395,7 +395,8 @@ def test_build_shards_exact_multiple_and_no_games(
         1,
         4,
     )
-    assert [len(Examples.load(p)) for p in sorted((tmp_path / "o").glob("*"))] == [2, 2]
+    shards = sorted((tmp_path / "o").glob("shard-*.npz"))
+    assert [len(Examples.load(p)) for p in shards] == [2, 2]
     with pytest.warns(UserWarning, match="7x7"):
         result = build_shards([tmp_path / "g.sgf"], tmp_path / "none", size=7)
     assert result == (0, 0)

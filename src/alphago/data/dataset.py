@@ -44,6 +44,7 @@ from ..sgf import GameRecord, play_as, read_sgf, start_board
 from .examples import PROGRESS_NAME, Examples
 
 __all__ = [
+    "DONE_FILE",
     "PROGRESS_FILE",
     "build_shards",
     "game_examples",
@@ -162,6 +163,9 @@ def _records(
 #: (not ``*.npz``, so that :func:`~alphago.data.examples.load_shards` never reads it
 #: as a shard; it refuses a directory holding one).
 PROGRESS_FILE = PROGRESS_NAME
+#: The file in a finished shard directory that records its run (settings, inputs,
+#: counts), so that the same command run again finds the work done and says so.
+DONE_FILE = "shards.done"
 _PROGRESS_VERSION = 1
 _SHARD_NAME = re.compile(r"^shard-(\d{5,})\.npz$")
 
@@ -186,6 +190,7 @@ class _Progress:
     examples: int = 0
     pending: Examples | None = None
     seen: set[str] = field(default_factory=set)
+    finished: bool = False  # the directory holds this very run, finished
 
     def save(self, path: Path) -> None:
         """Write the record atomically."""
@@ -254,20 +259,40 @@ def _shard_indices(out: Path) -> list[int]:
     )
 
 
+def _finished_run(out: Path, settings: dict[str, object]) -> _Progress | None:
+    """The finished run recorded in ``out`` if it had these settings and inputs and
+    all its shards are there; else None."""
+    try:
+        done = json.loads((out / DONE_FILE).read_text(encoding="utf-8"))
+        counts = [int(done[k]) for k in ("shards", "games", "examples")]
+        same = done["version"] == _PROGRESS_VERSION and done["settings"] == settings
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not same or _shard_indices(out) != list(range(counts[0])):
+        return None
+    shards, games, examples = counts
+    return _Progress(
+        settings, shards=shards, games=games, examples=examples, finished=True
+    )
+
+
 def _start(out: Path, settings: dict[str, object], files: int) -> _Progress:
     """A fresh run's progress (written to ``out`` at once), or the unfinished
     run's in ``out`` to resume.
 
     Raises:
-        FileExistsError: ``out`` holds shards of a finished run (or of unknown
-            origin), or an unfinished run with other inputs or settings.
+        FileExistsError: ``out`` holds shards of another finished run (or of
+            unknown origin), or an unfinished run with other inputs or settings.
     """
     progress_path = out / PROGRESS_FILE
     if not progress_path.exists():
         if any(out.glob("shard-*.npz")):
+            done = _finished_run(out, settings)
+            if done is not None:
+                return done
             # Old shards beyond the new ones would be loaded with them.
             raise FileExistsError(
-                f"{out} already holds shards: give an empty directory"
+                f"{out} already holds shards of another run: give an empty directory"
             )
         # A fresh run is recorded as unfinished before its first shard: killed
         # before its first progress record, its shard-00000.npz alone would pass
@@ -312,11 +337,12 @@ def build_shards(
     (settings, inputs, files done, the examples read but not yet in a shard, the
     games seen) is written atomically to ``out_dir/``:data:`PROGRESS_FILE`; the
     file is removed when the run finishes, so shards without it are a finished
-    run's. A rerun on a directory holding one, with the same inputs and
-    settings, goes on from there and ends with the shards an uninterrupted run
-    writes. A directory holding shards without a progress file (a finished run) is
-    refused, as is an unfinished run with other inputs or settings
-    (FileExistsError).
+    run's, recorded in ``out_dir/``:data:`DONE_FILE`. A rerun on a directory
+    holding a progress file, with the same inputs and settings, goes on from there
+    and ends with the shards an uninterrupted run writes; on a finished directory
+    it finds the work done and returns its counts. Shards of another run (other
+    inputs or settings, or no record) are refused, as is an unfinished run with
+    other inputs or settings (FileExistsError).
 
     Raises:
         TypeError, ValueError: a ``size``, ``kind`` or ``shard_size`` out of range.
@@ -341,6 +367,9 @@ def build_shards(
         "inputs": _inputs_digest(files),
     }
     state = _start(out, settings, len(files))
+    if state.finished:
+        print(f"build_shards: {out} already holds this run's shards", file=sys.stderr)
+        return state.games, state.examples
     pending: list[Examples] = [state.pending] if state.pending is not None else []
     held = sum(len(p) for p in pending)
     if state.next_file and progress is not None:
@@ -387,6 +416,17 @@ def build_shards(
         state.examples += len(examples)
         flush(final=False, files_done=done)
     flush(final=True, files_done=len(files))
+    if state.shards:  # a rerun then finds the work done (with none, it redoes it)
+        summary = {
+            "version": _PROGRESS_VERSION,
+            "settings": settings,
+            "shards": state.shards,
+            "games": state.games,
+            "examples": state.examples,
+        }
+        atomic_write_bytes(
+            out / DONE_FILE, json.dumps(summary, sort_keys=True).encode()
+        )
     (out / PROGRESS_FILE).unlink(missing_ok=True)
     if state.games == 0:
         print(f"build_shards: no usable games in {len(files)} files", file=sys.stderr)
