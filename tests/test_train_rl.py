@@ -30,7 +30,7 @@ from alphago.nets.weights import (  # noqa: E402
     weights_bytes,  # noqa: E402
 )
 from alphago.sgf import GameRecord, read_sgf  # noqa: E402
-from alphago.train.checkpoint import load_checkpoint  # noqa: E402
+from alphago.train.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
 from alphago.train.learner import Learner, TrainConfig  # noqa: E402
 from alphago.train.metrics import read_metrics  # noqa: E402
 from alphago.train.rl import (  # noqa: E402
@@ -276,8 +276,6 @@ def test_init_weights_start_the_run(
 
 
 def test_resuming_another_kind_of_run_fails(tmp_path: Path) -> None:
-    from alphago.train.checkpoint import save_checkpoint
-
     save_checkpoint(tmp_path / "checkpoint.pt", {"kind": "sl"})
     with pytest.raises(ValueError, match="not a self-play run"):
         train_rl(tmp_path, CONFIG, NET, TRAIN, progress=False)
@@ -458,3 +456,17 @@ def test_one_iteration_on_ray(tmp_path: Path, ray_address: str) -> None:
     assert (state["iteration"], state["phase"]) == (1, "selfplay")
     assert state["games"] == 4
     assert [k for k, _ in kinds_and_steps(tmp_path)] == ["selfplay", "train", "gate"]
+
+
+@pytest.mark.parametrize("entry", ["iteration", "replay_file", "learner", "rl_config"])
+def test_a_checkpoint_with_a_missing_entry_is_a_value_error(
+    tmp_path: Path, whole_run: tuple[Path, Learner], entry: str
+) -> None:
+    # Entries were read with plain indexing: a KeyError traceback.
+    run = tmp_path / "run"
+    shutil.copytree(whole_run[0], run)
+    state = load_checkpoint(run / "checkpoint.pt")
+    del state[entry]
+    save_checkpoint(run / "checkpoint.pt", state)
+    with pytest.raises(ValueError, match="checkpoint.pt: a damaged checkpoint"):
+        train_rl(run, progress=False)

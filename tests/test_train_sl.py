@@ -448,3 +448,27 @@ def test_bad_random_states_are_refused_and_change_nothing(damage: Any) -> None:
         restore_random_states(states)
     assert random.getstate() == python
     assert torch.equal(torch.get_rng_state(), generator)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda s: s.pop("best_val"),
+        lambda s: s.update(data=5),
+        lambda s: s.update(sl_config={"bogus": 1}),
+        lambda s: s.update(metrics_lines=None),
+        lambda s: s.pop("random"),
+    ],
+)
+def test_a_checkpoint_with_a_bad_entry_is_a_value_error(
+    tmp_path: Path, shards: Path, damage: Any
+) -> None:
+    # Entries were read with plain indexing: a KeyError or TypeError traceback.
+    train = TrainConfig(lr=1e-3, batch_size=8)
+    config = SLConfig(steps=2, val_every=2, checkpoint_every=2, log_every=1, seed=1)
+    train_sl(tmp_path, [shards], NET, train, config, progress=False)
+    state = load_checkpoint(tmp_path / "checkpoint.pt")
+    damage(state)
+    save_checkpoint(tmp_path / "checkpoint.pt", state)
+    with pytest.raises(ValueError, match="checkpoint.pt: a damaged checkpoint"):
+        train_sl(tmp_path, progress=False)

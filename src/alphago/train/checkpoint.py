@@ -14,6 +14,7 @@ are dropped, so that the log reads as one uninterrupted run.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -21,6 +22,7 @@ import pickle
 import random
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ from ..nets.weights import atomic_write_bytes, open_regular
 from .metrics import read_metrics
 
 __all__ = [
+    "checkpoint_entries",
     "FORMAT",
     "git_revision",
     "load_checkpoint",
@@ -122,6 +125,18 @@ def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise ValueError(f"{path}: not a checkpoint of format {FORMAT!r}")
     return payload
+
+
+@contextlib.contextmanager
+def checkpoint_entries(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Around the reading of a loaded checkpoint's entries: one missing or of the
+    wrong type (a file of ours that was damaged, or crafted) is a ValueError naming
+    the file, as for any other bad checkpoint, not a KeyError from deep inside."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        kind = type(exc).__name__
+        raise ValueError(f"{path}: a damaged checkpoint ({kind}: {exc})") from None
 
 
 def metrics_lines(path: str | os.PathLike[str]) -> int:

@@ -52,6 +52,7 @@ from ..nets.model import NetConfig, PolicyValueNet
 from ..nets.weights import load_weights, save_weights, weights_bytes
 from .arena import Contestant, play_arena
 from .checkpoint import (
+    checkpoint_entries,
     load_checkpoint,
     metrics_lines,
     random_states,
@@ -263,25 +264,24 @@ class _Run:
             raise ValueError(
                 f"{run / 'checkpoint.pt'} is not a self-play run's checkpoint"
             )
-        self = cls(
-            run,
-            RLConfig.from_dict(state["rl_config"]),
-            NetConfig.from_dict(state["net_config"]),
-            TrainConfig.from_dict(state["train_config"]),
-            device,
-            precision,
-            selfplay_device,
-        )
-        self.learner.load_state_dict(state["learner"])
-        self.rng = restore_random_states(state["random"])
-        self.iteration = int(state["iteration"])
-        self.phase = str(state["phase"])
-        self.games = int(state["games"])
-        self.examples = int(state["examples"])
-        self.replay_file = str(state["replay_file"])
+        with checkpoint_entries(run / "checkpoint.pt"):
+            configs = (
+                RLConfig.from_dict(state["rl_config"]),
+                NetConfig.from_dict(state["net_config"]),
+                TrainConfig.from_dict(state["train_config"]),
+            )
+            saved_learner, saved_random = state["learner"], state["random"]
+            counters = [int(state[k]) for k in ("iteration", "games", "examples")]
+            phase, replay_file = str(state["phase"]), str(state["replay_file"])
+            lines = int(state["metrics_lines"])
+            accepted = state.get("accepted")  # absent from older checkpoints
+        self = cls(run, *configs, device, precision, selfplay_device)
+        self.learner.load_state_dict(saved_learner)
+        self.rng = restore_random_states(saved_random)
+        self.iteration, self.games, self.examples = counters
+        self.phase, self.replay_file = phase, replay_file
         self.replay = Examples.load(run / self.replay_file)
-        self.metrics_lines = int(state["metrics_lines"])
-        accepted = state.get("accepted")  # absent from older checkpoints
+        self.metrics_lines = lines
         self.accepted = None if accepted is None else bool(accepted)
         return self
 

@@ -35,6 +35,7 @@ from ..data.examples import Examples, load_shards, sample_batch
 from ..nets.model import NetConfig, PolicyValueNet
 from ..nets.weights import save_weights
 from .checkpoint import (
+    checkpoint_entries,
     load_checkpoint,
     metrics_lines,
     random_states,
@@ -116,10 +117,11 @@ def train_sl(
         if state.get("kind") != "sl":
             raise ValueError(f"{ckpt_path} is not a supervised run's checkpoint")
         asked = {"data": data, "net": net_config, "train": train_config, "sl": config}
-        data = [Path(p) for p in state["data"]]
-        net_config = NetConfig.from_dict(state["net_config"])
-        train_config = TrainConfig.from_dict(state["train_config"])
-        config = SLConfig(**state["sl_config"])
+        with checkpoint_entries(ckpt_path):
+            data = [Path(p) for p in state["data"]]
+            net_config = NetConfig.from_dict(state["net_config"])
+            train_config = TrainConfig.from_dict(state["train_config"])
+            config = SLConfig(**state["sl_config"])
         stored = {"data": data, "net": net_config, "train": train_config, "sl": config}
         changed = [
             name
@@ -155,10 +157,12 @@ def train_sl(
     rng = np.random.default_rng(config.seed)
     best = math.inf
     if state is not None:
-        learner.load_state_dict(state["learner"])
-        rng = restore_random_states(state["random"])
-        best = float(state["best_val"])
-        truncate_metrics(run / "metrics.jsonl", int(state["metrics_lines"]))
+        with checkpoint_entries(ckpt_path):
+            saved_learner, saved_random = state["learner"], state["random"]
+            best, lines = float(state["best_val"]), int(state["metrics_lines"])
+        learner.load_state_dict(saved_learner)
+        rng = restore_random_states(saved_random)
+        truncate_metrics(run / "metrics.jsonl", lines)
     else:
         # Lines of a run killed before its first checkpoint: that work is done
         # again from step 0 and logged again.
