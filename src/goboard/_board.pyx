@@ -872,9 +872,10 @@ cdef class Pool:
         if not (n == cv.shape[0] == av.shape[0]):
             raise ValueError("parents, actions and children must have the same length")
         if n == 0:
-            return  # nothing to do (and av[failed] below would read past an empty array)
+            return  # nothing to do (and av[failed] below would read past the end)
         with nogil:
-            rc = cb.gb_pool_expand(&self.p, &pv[0], &av[0], &cv[0], n, self.path, &failed)
+            rc = cb.gb_pool_expand(&self.p, &pv[0], &av[0], &cv[0], n, self.path,
+                                   &failed)
         if rc == cb.GB_ERR_SLOT or rc == cb.GB_ERR_EMPTY_SLOT:
             raise ValueError(f"expand entry {failed} (parent {pv[failed]}, child "
                              f"{cv[failed]}): {cb.gb_strerror(rc).decode()}")
