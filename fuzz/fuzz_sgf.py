@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import math
 import os
 import shutil
@@ -46,7 +47,7 @@ if fuzzing():  # coverage of sgfmill's parser too: imported here before alphago'
 
 with instrumented():
     import goboard
-    from alphago.data.dataset import build_shards, result_winner
+    from alphago.data.dataset import DONE_FILE, build_shards, result_winner
     from alphago.data.examples import PROGRESS_NAME, Examples
     from alphago.sgf import GameRecord, read_sgf, replay, write_sgf
     from goboard import reference
@@ -360,11 +361,18 @@ def _check_replay(record: GameRecord) -> tuple[object, int] | None:
 def _check_shards(out: Path, games: int, examples: int, size: int) -> Examples | None:
     names = sorted(p.name for p in out.iterdir())
     assert PROGRESS_NAME not in names, names
-    shards = [f"shard-{i:05d}.npz" for i in range(len(names))]
-    assert names == shards, names  # no temporary or partial files
-    if not shards:
+    if not names:
         assert games == 0 and examples == 0
         return None
+    # The shards and the finished run's record; no temporary or partial files.
+    shards = [f"shard-{i:05d}.npz" for i in range(len(names) - 1)]
+    assert names == [*shards, DONE_FILE], names
+    done = json.loads((out / DONE_FILE).read_text())
+    assert (done["shards"], done["games"], done["examples"]) == (
+        len(shards),
+        games,
+        examples,
+    )
     loaded = [Examples.load(out / name) for name in shards]
     total = Examples.concat(loaded)
     assert len(total) == examples and games >= 1
