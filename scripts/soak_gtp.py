@@ -786,7 +786,10 @@ def _resync(soak: Soak) -> None:
     board (a known state for the next cycle)."""
     d = soak.d
     ident = d.send("clear_board")
+    deadline = time.monotonic() + d.timeout  # an engine that never answers is gone
     while True:
+        if time.monotonic() > deadline:
+            raise EngineGone("no answer to clear_board after a violation")
         line = d.line()
         if line.startswith(f"={ident}") or line.startswith(f"?{ident}"):
             while d.line() != "":

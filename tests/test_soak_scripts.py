@@ -193,8 +193,21 @@ def test_tiny_gtp_soak(tmp_path: Path) -> None:
 #: closing empty line (with STALE set), the bug the GTP soak looks for.
 FAKE_ENGINE = textwrap.dedent(
     """
-    import select, sys
+    import os, select, sys
     STALE = {stale}
+    buf = b""
+    def readline():  # from fd 0 itself: select() cannot see what sys.stdin buffered
+        global buf
+        while b"\\n" not in buf:
+            chunk = os.read(0, 4096)
+            if not chunk:
+                line, buf = buf, b""
+                return line.decode()
+            buf += chunk
+        line, buf = buf.split(b"\\n", 1)
+        return line.decode() + "\\n"
+    def waiting():
+        return b"\\n" in buf or select.select([0], [], [], 0.02)[0]
     LZ = "info move pass visits 5 winrate 5000 prior 100 lcb 4000 order 0 pv pass"
     KATA = ("info move pass visits 5 utility 0 winrate 0.5 scoreMean 0 scoreStdev 0"
             " scoreLead 0 scoreSelfplay 0 prior 0.01 lcb 0.4 utilityLcb -0.2 order 0"
@@ -204,7 +217,7 @@ FAKE_ENGINE = textwrap.dedent(
         sys.stdout.flush()
     pending = None
     while True:
-        line = pending or sys.stdin.readline()
+        line = pending or readline()
         pending = None
         if not line:
             break
@@ -214,12 +227,12 @@ FAKE_ENGINE = textwrap.dedent(
             if "ownership" in args:
                 info += " ownership" + " 0" * 81
             out(f"={{ident}}\\n")
-            while not select.select([sys.stdin], [], [], 0.02)[0]:
+            while not waiting():
                 out(info + "\\n")
             out("\\n")
             if STALE:
                 out(info + "\\n")
-            pending = sys.stdin.readline()
+            pending = readline()
         elif name == "genmove":
             out(f"={{ident}} pass\\n\\n")
         elif name == "name":
