@@ -12,8 +12,10 @@ games/hour (issue 13). The whole module is skipped where CUDA is absent.
 - ``test_train_step``: ``Learner.train_step`` (forward, loss, backward, Adam) at batch
   256 on 19x19 for 6x64 and 20x256, per precision.
 - ``test_selfplay_games_per_hour``: ``run_selfplay`` on 9x9 with the shipped 4x48
-  network at 200 simulations, :data:`WORKERS` processes sharing the GPU with
-  :data:`PARALLEL` games in lock-step each (``--selfplay-device cuda``).
+  network at 200 simulations, each of :data:`SELFPLAY` (worker processes sharing the
+  GPU, games in lock-step per process; ``--selfplay-device cuda``), two rounds of games
+  per worker. The rate counts the whole call, process start and CUDA set-up included;
+  ``worker_max_rss_mb`` is the largest worker's peak resident memory.
 
 Run: ``pytest benchmarks/bench_gpu.py`` (add ``-k "evaluator and 20x256"`` for one
 group; ``--benchmark-disable`` runs each body once, the self-play games stopped after
@@ -22,6 +24,9 @@ and their rates per second.
 """
 
 from __future__ import annotations
+
+import resource
+from functools import cache
 
 import numpy as np
 import pytest
@@ -48,9 +53,8 @@ SHAPES = {"6x64": (6, 64), "20x256": (20, 256)}
 PRECISIONS = ("fp32", "bf16", "fp16")
 BATCHES = (256, 512, 2048)
 TRAIN_BATCH = 256
-WORKERS = 8
-PARALLEL = 64
-GAMES = 2 * WORKERS * PARALLEL
+#: (worker processes, parallel games per process) of the self-play benchmark.
+SELFPLAY = ((8, 64), (15, 64), (15, 128))
 SIMULATIONS = 200
 SMOKE_MOVES = 4
 
@@ -61,6 +65,7 @@ def _net(shape: str, size: int = 19) -> PolicyValueNet:
     return PolicyValueNet(NetConfig(board_size=size, blocks=blocks, filters=filters))
 
 
+@cache
 def _positions(size: int, batch: int) -> Positions:
     rng = np.random.default_rng(batch)
     boards = []
@@ -124,15 +129,16 @@ def test_train_step(bench, shape, precision):
     bench.rates(examples=TRAIN_BATCH)
 
 
-@pytest.mark.parametrize("precision", ("bf16",))
-def test_selfplay_games_per_hour(bench, precision):
+@pytest.mark.parametrize(("workers", "parallel"), SELFPLAY)
+def test_selfplay_games_per_hour(bench, workers, parallel):
+    games = 2 * workers * parallel
     path = shipped_weights(9)
     assert path is not None
     net = load_weights(path)
     smoke = bool(bench.benchmark.disabled)
     config = SelfPlayConfig(
         simulations=SIMULATIONS,
-        parallel_games=PARALLEL,
+        parallel_games=parallel,
         leaves_per_batch=8,
         size=9,
         max_moves=SMOKE_MOVES if smoke else None,
@@ -143,15 +149,19 @@ def test_selfplay_games_per_hour(bench, precision):
             weights_bytes(net),
             net.config.to_dict(),
             config,
-            GAMES,
+            games,
             1,
-            workers=WORKERS,
+            workers=workers,
             device="cuda",
-            precision=precision,
+            precision="bf16",
         )
 
     result = bench(play, rounds=1, warmup_rounds=0)
-    assert len(result.records) == GAMES
-    per_s = bench.rates(games=GAMES, moves=result.moves)
+    assert len(result.records) == games
+    per_s = bench.rates(games=games, moves=result.moves)
+    info = bench.benchmark.extra_info
     if per_s:
-        bench.benchmark.extra_info["games_per_hour"] = per_s["games"] * 3600
+        info["games_per_hour"] = per_s["games"] * 3600
+    # ru_maxrss of waited-for children: kilobytes on Linux
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    info["worker_max_rss_mb"] = children.ru_maxrss / 1024

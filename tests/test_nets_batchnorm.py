@@ -178,7 +178,9 @@ def test_shipped_net_outputs_unchanged(grad: bool) -> None:
     model = _shipped()
     with torch.set_grad_enabled(grad):
         logits, values, _ = model(_golden_planes())
-    tol = 1e-5 if grad else 1e-7
+    # The golden figures are rounded to 6 decimals, and another CPU or torch build
+    # sums in another order (an H100 machine's torch 2.11 differed by 1.3e-7).
+    tol = 1e-5 if grad else 1e-6
     np.testing.assert_allclose(values.detach().numpy(), _GOLDEN_VALUES, atol=tol)
     for row, (moves, top) in zip(logits.detach(), _GOLDEN_TOP, strict=True):
         got = torch.topk(row, 3)

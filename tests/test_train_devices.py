@@ -77,7 +77,7 @@ def test_run_selfplay_passes_device_and_precision(
         precision="fp32",
     )
     assert len(result.records) == 3
-    assert spy.made == [("cuda:0" if CUDA else "cpu", "fp32")]
+    assert spy.made == [("cuda" if CUDA else "cpu", "fp32")]
 
 
 @no_cuda
