@@ -5,8 +5,10 @@ games/hour (issue 13). The whole module is skipped where CUDA is absent.
   planes written by ``pool.features`` on the host, the copy to the GPU, the forward
   pass under the precision's autocast, softmax over legal moves on the host) for a
   6x64 and a 20x256 19x19 network with random weights, batches 256, 512 and 2048,
-  precisions fp32, bf16 and fp16, no symmetries. The positions are seeded random
-  boards.
+  precisions fp32, bf16 and fp16, no symmetries, with CUDA graphs and without
+  (``eager``). The positions are seeded random boards.
+- ``test_evaluator_shipped_9x9``: the same for the shipped 9x9 net at batch 512 with
+  random symmetries (bf16), as self-play calls it.
 - ``test_raw_forward``: the model alone on planes already on the GPU, under the same
   autocast: the ceiling the evaluator's host work is measured against.
 - ``test_train_step``: ``Learner.train_step`` (forward, loss, backward, Adam) at batch
@@ -81,15 +83,35 @@ def _positions(size: int, batch: int) -> Positions:
     return Positions(pool, np.arange(batch) * 2)
 
 
+@pytest.mark.parametrize("graphs", ["graphs", "eager"])
 @pytest.mark.parametrize("precision", PRECISIONS)
 @pytest.mark.parametrize("batch", BATCHES)
 @pytest.mark.parametrize("shape", list(SHAPES))
-def test_evaluator(bench, shape, batch, precision):
-    ev = NetEvaluator(_net(shape), "cuda", symmetries="none", precision=precision)
+def test_evaluator(bench, shape, batch, precision, graphs):
+    ev = NetEvaluator(
+        _net(shape),
+        "cuda",
+        symmetries="none",
+        precision=precision,
+        cuda_graphs=graphs == "graphs",
+    )
     positions = _positions(19, batch)
     priors, _ = bench(ev.evaluate, positions)
     assert priors.shape == (batch, 362)
     bench.rates(positions=batch)
+
+
+@pytest.mark.parametrize("graphs", ["graphs", "eager"])
+def test_evaluator_shipped_9x9(bench, graphs):
+    """The self-play case: the shipped 9x9 net, 512 positions (64 games x 8 leaves)."""
+    path = shipped_weights(9)
+    assert path is not None
+    ev = NetEvaluator(
+        load_weights(path), "cuda", symmetries="random", cuda_graphs=graphs == "graphs"
+    )
+    positions = _positions(9, 512)
+    bench(ev.evaluate, positions)
+    bench.rates(positions=512)
 
 
 @pytest.mark.parametrize("precision", PRECISIONS)

@@ -6,12 +6,13 @@ device is a GPU, so the copy to it is a DMA that need not wait), travel to the d
 as uint8, a quarter of float32's bytes, and only there become floats: the chosen
 symmetries are applied on the device, into a reused channels-last input buffer of the
 compute type. The model runs under ``torch.inference_mode()`` and the precision's
-autocast (:mod:`alphago.nets.precision`), the policy logits are mapped back with the
-inverse transforms on the device, and logits, values (and ownership) come back to the
-host in one copy. Illegal moves are
-masked before the softmax, so priors are exactly zero on illegal moves and sum to 1
-over the legal ones (a position with no legal move, a finished game, gets all
-zeros). Values are the net's tanh output: the side to move's expected outcome.
+autocast (:mod:`alphago.nets.precision`), on CUDA as a replayed CUDA graph per
+batch-size bucket (:mod:`alphago.nets.graphs`), the policy logits are mapped back
+with the inverse transforms on the device, and logits, values (and ownership) come
+back to the host in one copy. Illegal moves are masked before the softmax, so priors
+are exactly zero on illegal moves and sum to 1 over the legal ones (a position with
+no legal move, a finished game, gets all zeros). Values are the net's tanh output:
+the side to move's expected outcome.
 
 Symmetries (the eight transforms of the square, as Leela Zero uses them):
 
@@ -27,6 +28,7 @@ Priors are averaged after the softmax, values as they come.
 
 from __future__ import annotations
 
+import os
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -37,6 +39,7 @@ from torch import Tensor
 from goboard import symmetries
 from search.evaluator import Positions, make_rng
 
+from .graphs import GraphedForward
 from .model import PolicyValueNet
 from .precision import autocast, compute_dtype, resolve_device, resolve_precision
 
@@ -110,6 +113,9 @@ class NetEvaluator:
         precision: "fp32", "bf16", "fp16", or None for the device's default (bf16
             on CUDA, fp32 elsewhere); ValueError where the device cannot run it
             (:mod:`alphago.nets.precision`).
+        cuda_graphs: on a CUDA device, run the network as CUDA graphs
+            (:mod:`alphago.nets.graphs`); None: yes, unless the environment sets
+            ``ALPHAGO_CUDA_GRAPHS=0``. Ignored on other devices.
 
     One evaluator reuses its input buffers from call to call: share it between
     threads only behind a lock (or give each thread its own).
@@ -123,6 +129,7 @@ class NetEvaluator:
         symmetries: str | int = "random",
         seed: int | np.random.Generator | None = None,
         precision: str | None = None,
+        cuda_graphs: bool | None = None,
     ) -> None:
         if not isinstance(model, PolicyValueNet):
             kind = type(model).__name__
@@ -156,6 +163,13 @@ class NetEvaluator:
         self._host_np: NDArray[np.uint8] | None = None
         self._staged: Tensor | None = None
         self._inputs: Tensor | None = None
+        if cuda_graphs is None:
+            cuda_graphs = os.environ.get("ALPHAGO_CUDA_GRAPHS", "1") != "0"
+        self._graphed = None
+        if cuda_graphs and self.device.type == "cuda":
+            self._graphed = GraphedForward(
+                self.model, self.device, self.precision, self._dtype
+            )
 
     def _capacity(self, buf: Tensor | None, rows: int) -> int:
         """0 when ``buf`` holds ``rows`` rows, else the capacity to grow it to."""
@@ -178,6 +192,8 @@ class NetEvaluator:
         return self._host_np[:rows]
 
     def _input_buffer(self, rows: int) -> Tensor:
+        if self._graphed is not None:
+            return self._graphed.input(rows)
         cap = self._capacity(self._inputs, rows)
         if cap:
             self._inputs = torch.empty(
@@ -250,8 +266,11 @@ class NetEvaluator:
             inputs = self._input_buffer(rows)
             for s, a, b in groups:
                 inputs[a:b].copy_(_transform(x[a:b], s))
-            with autocast(self.device, self.precision):
-                logits, values, owner = self.model(inputs)
+            if self._graphed is not None:
+                logits, values, owner = self._graphed(rows)
+            else:
+                with autocast(self.device, self.precision):
+                    logits, values, owner = self.model(inputs)
             parts = [logits.float(), values.float()[:, None]]
             if owner is not None:
                 parts.append(owner.float().reshape(rows, n * n))
@@ -358,5 +377,5 @@ class NetEvaluator:
         return (
             f"NetEvaluator({cfg.board_size}x{cfg.board_size}, {cfg.blocks} blocks x "
             f"{cfg.filters} filters, symmetries={self.k}, device={self.device}, "
-            f"precision={self.precision})"
+            f"precision={self.precision}, cuda_graphs={self._graphed is not None})"
         )

@@ -133,9 +133,13 @@ def compute_dtype(precision: str) -> torch.dtype:
 
 
 def autocast(
-    device: torch.device, precision: str
+    device: torch.device, precision: str, cache: bool = True
 ) -> contextlib.AbstractContextManager[Any]:
-    """``torch.autocast`` for ``precision`` on ``device`` (a no-op context for fp32)."""
+    """``torch.autocast`` for ``precision`` on ``device`` (a no-op context for fp32).
+    ``cache=False`` casts the weights afresh on every use, as a CUDA graph capture
+    needs (a cached cast would be a tensor made during the capture)."""
     if precision == "fp32":
         return contextlib.nullcontext()
-    return torch.autocast(device_type=device.type, dtype=_DTYPES[precision])
+    return torch.autocast(
+        device_type=device.type, dtype=_DTYPES[precision], cache_enabled=cache
+    )
