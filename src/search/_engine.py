@@ -25,7 +25,7 @@ from ._step import Idx, Walks
 from .config import SearchConfig, UCTConfig, _Common
 from .evaluator import TRUSTED, Evaluator, Positions, RolloutPolicy, check_output
 from .filters import MoveFilter, filter_legal
-from .puct import puct_scores, ucb1_scores
+from .puct import ucb1_scores
 from .result import SearchResult
 from .tree import EXPANDED, TERMINAL, Tree
 
@@ -89,7 +89,16 @@ class MCTS(RootsMixin):
         capacity = config.capacity()
         self.pool = goboard.Pool(boards, capacity)
         size = int(self.pool.size)
-        self.tree = Tree(len(boards), capacity, size * size + 1)
+        puct = config if isinstance(config, SearchConfig) else None
+        self._c_puct = puct.c_puct if puct else 0.0
+        self._fpu = puct.fpu_reduction if puct else 0.0
+        self.tree = Tree(
+            len(boards),
+            capacity,
+            size * size + 1,
+            c_puct=self._c_puct,
+            fpu_reduction=self._fpu,
+        )
         self._rngs = make_rngs(rng, len(boards))
         self._noise_saved: list[NDArray[np.float32] | None] = [None] * len(boards)
         self._stop = threading.Event()
@@ -101,9 +110,6 @@ class MCTS(RootsMixin):
             self._jitter = np.stack(
                 [r.random((_JITTER_ROWS, self.tree.num_actions)) for r in self._rngs]
             ).reshape(-1, self.tree.num_actions)
-        puct = config if isinstance(config, SearchConfig) else None
-        self._c_puct = puct.c_puct if puct else 0.0
-        self._fpu = puct.fpu_reduction if puct else 0.0
         self._noise = puct.dirichlet_fraction if puct else 0.0
         self._alpha = puct.dirichlet_alpha if puct else 0.0
         self._exploration = config.exploration if isinstance(config, UCTConfig) else 0.0
@@ -274,29 +280,33 @@ class MCTS(RootsMixin):
     def _has_room(self, games: I64) -> NDArray[np.bool_]:
         return np.asarray(self.tree.num_nodes[games] < self.tree.capacity)
 
-    def _scores(
-        self, rows: Idx, bases: Idx
-    ) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
+    def _scores(self, rows: Idx, bases: Idx) -> NDArray[np.float64]:
+        """Selection scores [K, A] of the children of the nodes at flat ``rows``
+        (their roots at ``bases``)."""
         t = self.tree
-        children = t.children_rows.take(rows, axis=0)
-        prior = t.prior_rows.take(rows, axis=0)
-        pos = children + bases[:, None]
+        if self.rule == "puct":
+            # puct_scores, operation for operation (so bit for bit), on the rows kept
+            # for it (search.tree): prior * c_puct * sqrt(N_parent) / (1 + N) + Q,
+            # Q of an unvisited child (N + 1 == 1) the parent's first-play urgency.
+            n1 = t.edge_n1_rows.take(rows, axis=0)
+            q = t.edge_q_rows.take(rows, axis=0)
+            u = t.prior_rows.take(rows, axis=0) * t.explore_flat.take(rows)[:, None]
+            u /= n1
+            np.copyto(q, t.fpu_flat.take(rows)[:, None], where=n1 == 1.0)
+            u += q
+            return u
+        assert self._jitter is not None
+        pos = t.children_rows.take(rows, axis=0) + bases[:, None]
         visits = t.visits_flat.take(pos)
         sums = t.value_sums_flat.take(pos)
         parent_visits = t.visits_flat.take(rows)
-        if self.rule == "puct":
-            parent_q = t.value_sums_flat.take(rows) / -parent_visits  # its own view
-            s = puct_scores(
-                prior, visits, sums, parent_visits, parent_q, self._c_puct, self._fpu
-            )
-        else:
-            assert self._jitter is not None
-            node = rows - bases
-            games = bases // t.stride
-            jitter = self._jitter[games * _JITTER_ROWS + node % _JITTER_ROWS]
-            c = self._exploration
-            s = ucb1_scores(prior, visits, sums, parent_visits, c, jitter)
-        return children, s
+        node = rows - bases
+        games = bases // t.stride
+        jitter = self._jitter[games * _JITTER_ROWS + node % _JITTER_ROWS]
+        c = self._exploration
+        return ucb1_scores(
+            t.prior_rows.take(rows, axis=0), visits, sums, parent_visits, c, jitter
+        )
 
     def _step(self, active: I64, remaining: I64) -> I64:
         """One step for ``active`` games; returns simulations done per active game."""
@@ -318,14 +328,12 @@ class MCTS(RootsMixin):
         batch = _step.merge(walks)
         self._create_nodes(batch)
         values = self._evaluate(batch)
-        _step.backup(t, batch, values, vl, unique=len(walks) == 1)
+        _step.backup(t, batch, values, vl)
         pending[batch.leaf] = False
         if len(walks) == 1 and batch.all_eval:
             return np.ones(active.size, dtype=np.int64)
         real = batch.kind != _step.COLLISION
-        sims = np.zeros(t.games, dtype=np.int64)
-        np.add.at(sims, batch.games[real], 1)
-        return sims[active]
+        return np.bincount(batch.games[real], minlength=t.games)[active]
 
     def _create_nodes(self, w: Walks) -> None:
         """Positions for the new nodes (one pool call); mark finished games."""

@@ -120,6 +120,7 @@ class RootsMixin:
             # The root's evaluation counts as its first visit (in the chooser's view).
             t.visits_flat[todo[fresh]] = 1
             t.value_sums_flat[todo[fresh]] = -values[fresh]
+            t.sync_edges(todo)
         if self._noise <= 0.0:
             return
         for g in games.tolist():

@@ -14,7 +14,7 @@ rules); or on a leaf that an earlier walk of the same step is already evaluating
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -39,27 +39,34 @@ NEW, OLD, TERMINAL_LEAF, COLLISION = 0, 1, 2, 3
 I64 = NDArray[np.int64]
 #: Index arrays: int32 (flat node indices in selection) or int64.
 Idx = NDArray[np.integer[Any]]
-#: scores(rows, bases) -> (children [K, A], scores [K, A]) for flat node rows, where
+#: scores(rows, bases) -> scores [K, A] of the children of flat node rows, where
 #: ``bases`` are the flat indices of the rows' roots.
-ScoreFn = Callable[[Idx, Idx], tuple[NDArray[np.int32], NDArray[np.float64]]]
+ScoreFn = Callable[[Idx, Idx], NDArray[np.float64]]
 
 
 @dataclass(slots=True)
 class Walks:
     """Walks of one step (one per game per round).
 
-    ``path[k, :depth[k] + 1]`` are the flat node indices from the root to the leaf
-    (the rest of the row is padding); ``kind[k]`` says how the walk ended;
-    ``expand[k]`` whether its leaf gets priors. The nodes created: ``new_parent``,
-    ``new_action``, ``new_child`` (pool slots).
+    ``depth[k]`` is walk k's length and ``leaf[k]`` the flat node it ends on;
+    ``kind[k]`` says how it ended; ``expand[k]`` whether its leaf gets priors.
+
+    The nodes on the walks, root to leaf, as flat lists: ``nodes`` (flat node
+    indices), ``walk`` (the walk of each entry) and ``level`` (its depth on that walk).
+    One round's walks are in distinct games, so its ``nodes`` are distinct; after a
+    :func:`merge`, ``rounds`` holds where each round's entries end, in round order.
+
+    The nodes created: ``new_parent``, ``new_action``, ``new_child`` (pool slots).
     """
 
     games: Idx  # [K]
-    path: I64  # [K, D]
     depth: I64  # [K]
     leaf: I64  # [K]
     kind: NDArray[np.int8]  # [K]
     expand: NDArray[np.bool_]  # [K]
+    nodes: Idx  # [P]
+    walk: Idx  # [P]
+    level: Idx  # [P]
     new_parent: Idx  # [n]
     new_action: Idx  # [n]
     new_child: Idx  # [n]
@@ -67,8 +74,8 @@ class Walks:
     all_eval: bool = True
     #: Every walk's leaf gets priors.
     all_expand: bool = True
-    #: Every walk has the same depth (``path`` has no padding).
-    same_depth: bool = False
+    #: End of each round's entries in ``nodes`` (one round: ``[P]``).
+    rounds: list[int] = field(default_factory=list)
 
     @property
     def slots(self) -> I64:
@@ -98,105 +105,102 @@ def select(
     """
     k = int(games.shape[0])
     state = tree.state_flat
+    children = tree.children_rows
     # int32 flat indices (the pool has < 2**31 slots): cheaper adds and gathers.
     base = (games * tree.stride).astype(np.int32)
-    kind = np.zeros(k, dtype=np.int8)  # NEW unless set otherwise
-    expand = (np.ones if expansion_threshold <= 1 else np.zeros)(k, dtype=np.bool_)
-    depth = np.empty(k, dtype=np.int64)
-    leaf = np.empty(k, dtype=np.int64)
-    steps: list[tuple[Idx | slice, Idx]] = []
-    new: list[tuple[Idx, Idx, Idx]] = []
-    all_eval = True
-    all_expand = expansion_threshold <= 1
-    uniform = True  # no walk has stopped early
-    idx: Idx | slice = slice(None)  # the walks still going: all of them at first
-    cur = base
-    bases = base
+    everyone = np.arange(k)
+    # The walks still going at each depth and the nodes they are on.
+    owners: list[Idx] = []
+    levels: list[Idx] = []
+    # At each depth where walks end: (walks, parent, action, position, ended?).
+    ends: list[tuple[Idx, Idx, Idx, Idx, NDArray[np.bool_]]] = []
+    end_depths: list[int] = []
+    end_counts: list[int] = []
+    idx: Idx = everyone
+    cur = bases = base
     d = 0
+    # The walks are in distinct games, so they never meet: the loop only descends,
+    # and what happens where a walk ends is settled for all of them afterwards.
     while True:
-        steps.append((idx, cur))
-        children, score = scores(cur, bases)
-        best = score.argmax(axis=1)
-        child = children[np.arange(best.shape[0]), best]
-        pos = bases + child  # child -1 lands on a zero column: state UNEXPANDED
+        owners.append(idx)
+        levels.append(cur)
+        best = scores(cur, bases).argmax(axis=1)
+        pos = bases + children[cur, best]  # no child (-1): a zero column, UNEXPANDED
         d += 1
         stop = state.take(pos) != EXPANDED
-        if not stop.any():
+        n = int(np.count_nonzero(stop))
+        if n == 0:
             cur = pos
             continue
-        everyone = bool(stop.all())
-        if everyone:
-            w, p, c, par, act, b = idx, pos, child, cur, best, bases
-        else:
-            w, p, c = _pick(idx, stop), pos[stop], child[stop]
-            par, act, b = cur[stop], best[stop], bases[stop]
-        depth[w] = d
-        fresh = c < 0
-        if fresh.all():
-            _create(tree, games[w], par, act, b, pending, leaf, w, new)
-        else:
-            if fresh.any():
-                wf = _pick(w, fresh)
-                _create(
-                    tree,
-                    games[wf],
-                    par[fresh],
-                    act[fresh],
-                    b[fresh],
-                    pending,
-                    leaf,
-                    wf,
-                    new,
-                )
-            old = ~fresh
-            wo, po = _pick(w, old), p[old]
-            term = state.take(po) == TERMINAL
-            clash = pending.take(po) & ~term
-            kind[wo] = np.where(term, TERMINAL_LEAF, np.where(clash, COLLISION, OLD))
-            leaf[wo] = po
-            evaluate = ~(term | clash)
-            pending[po[evaluate]] = True
-            grow = evaluate & (tree.visits_flat.take(po) + 1 >= expansion_threshold)
-            expand[wo] = grow
-            all_eval = all_eval and bool(evaluate.all())
-            all_expand = all_expand and bool(grow.all())
-        if everyone:
+        ends.append((idx, cur, best, pos, stop))
+        end_depths.append(d)
+        end_counts.append(n)
+        if n == stop.shape[0]:
             break
-        uniform = False
         go = ~stop
-        idx, cur, bases = _pick(idx, go), pos[go], bases[go]
-    path = np.empty((k, d + 1), dtype=np.int64)
-    for j, (w, p) in enumerate(steps):
-        path[w, j] = p
-    if uniform:
-        path[:, d] = leaf
+        idx, cur, bases = idx[go], pos[go], bases[go]
+    if len(ends) == 1:  # every walk ends at depth d
+        w, par, act, pos, _ = ends[0]
+        depth = np.full(k, d, dtype=np.int64)
     else:
-        path[np.arange(k), depth] = leaf
-    if not new:
-        parents = actions = childs = _empty()
-    elif len(new) == 1:
-        parents, actions, childs = new[0]
+        stopped = np.concatenate([e[4] for e in ends])
+        w, par, act, pos = (
+            np.concatenate(x)[stopped] for x in zip(*(e[:4] for e in ends), strict=True)
+        )
+        depth = np.empty(k, dtype=np.int64)
+        depth[w] = np.repeat(end_depths, end_counts)
+    b = base.take(w)
+    fresh = pos < b  # no child yet: ``pos`` is ``b - 1``
+    kind = np.zeros(k, dtype=np.int8)  # NEW unless set otherwise
+    expand = (np.ones if expansion_threshold <= 1 else np.zeros)(k, dtype=np.bool_)
+    leaf = np.empty(k, dtype=np.int64)
+    all_eval = True
+    all_expand = expansion_threshold <= 1
+    nf = int(np.count_nonzero(fresh))
+    if nf == k:
+        made = _create(tree, games.take(w), par, act, b, pending, leaf, w)
     else:
-        parents, actions, childs = (np.concatenate(x) for x in zip(*new, strict=True))
+        made = _create(
+            tree,
+            games.take(w[fresh]),
+            par[fresh],
+            act[fresh],
+            b[fresh],
+            pending,
+            leaf,
+            w[fresh],
+        )
+        old = ~fresh
+        wo, po = w[old], pos[old]
+        term = state.take(po) == TERMINAL
+        clash = pending.take(po) & ~term
+        kind[wo] = np.where(term, TERMINAL_LEAF, np.where(clash, COLLISION, OLD))
+        leaf[wo] = po
+        evaluate = ~(term | clash)
+        pending[po[evaluate]] = True
+        grow = evaluate & (tree.visits_flat.take(po) + 1 >= expansion_threshold)
+        expand[wo] = grow
+        all_eval = bool(evaluate.all())
+        all_expand = all_expand and bool(grow.all())
+    owners.append(everyone)
+    levels.append(leaf)
+    nodes = np.concatenate(levels)
+    level = np.repeat(np.arange(d + 1), [x.shape[0] for x in owners])
+    level[-k:] = depth
     return Walks(
         games,
-        path,
         depth,
         leaf,
         kind,
         expand,
-        parents,
-        actions,
-        childs,
+        nodes,
+        np.concatenate(owners),
+        level,
+        *made,
         all_eval,
         all_expand,
-        uniform,
+        [int(nodes.shape[0])],
     )
-
-
-def _pick(idx: Idx | slice, mask: NDArray[np.bool_]) -> Idx:
-    """Walk indices ``idx`` (a slice means all) where ``mask``."""
-    return np.flatnonzero(mask) if isinstance(idx, slice) else idx[mask]
 
 
 def _create(
@@ -207,69 +211,65 @@ def _create(
     bases: Idx,
     pending: NDArray[np.bool_],
     leaf: I64,
-    walks: Idx | slice,
-    new: list[tuple[Idx, Idx, Idx]],
-) -> None:
-    """New nodes below flat ``parents`` by ``actions`` (one per game)."""
+    walks: Idx,
+) -> tuple[Idx, Idx, Idx]:
+    """New nodes below flat ``parents`` by ``actions`` (one per game) for ``walks``;
+    returns their (parent slot, action, child slot) for ``pool.expand``."""
+    if games.shape[0] == 0:
+        return _empty(), _empty(), _empty()
     node = tree.num_nodes[games]
     tree.num_nodes[games] = node + 1
     tree.children_rows[parents, actions] = node
     made = bases + node
     tree.parent_flat[made] = parents - bases
     tree.action_flat[made] = actions
+    tree.edge_flat[made] = parents.astype(np.int64) * tree.num_actions + actions
     pending[made] = True
     leaf[walks] = made
     # Flat index g * (M + 1) + i is pool slot g * M + i.
-    new.append((parents - games, actions, made - games))
+    return parents - games, actions, made - games
 
 
 def merge(rounds: list[Walks]) -> Walks:
-    """The walks of several rounds as one batch (paths padded to one width)."""
+    """The walks of several rounds as one batch (round after round)."""
     if len(rounds) == 1:
         return rounds[0]
-    width = max(w.path.shape[1] for w in rounds)
-    path = np.zeros((sum(w.path.shape[0] for w in rounds), width), dtype=np.int64)
-    row = 0
-    for w in rounds:
-        path[row : row + w.path.shape[0], : w.path.shape[1]] = w.path
-        row += w.path.shape[0]
 
     def cat(name: str) -> Any:
         return np.concatenate([getattr(w, name) for w in rounds])
 
+    offsets = np.cumsum([0] + [w.games.shape[0] for w in rounds[:-1]])
+    walk = np.concatenate([w.walk + o for w, o in zip(rounds, offsets, strict=True)])
     return Walks(
         cat("games"),
-        path,
         cat("depth"),
         cat("leaf"),
         cat("kind"),
         cat("expand"),
+        cat("nodes"),
+        walk,
+        cat("level"),
         cat("new_parent"),
         cat("new_action"),
         cat("new_child"),
         all(w.all_eval for w in rounds),
         all(w.all_expand for w in rounds),
-    )  # same_depth: rounds differ in general
+        np.cumsum([w.nodes.shape[0] for w in rounds]).tolist(),
+    )
 
 
+#: Sign of a leaf value at the nodes above the leaf by distance mod 2.
 _SIGN = np.array([-1.0, 1.0])
-#: Signs along a path of up to 4096 nodes, ending with the leaf's -1.
-_SIGNS = np.resize(np.array([1.0, -1.0]), 4096)
-
-
-def _on_path(walks: Walks) -> tuple[I64, NDArray[np.bool_]]:
-    """(depth minus column [K, D], mask [K, D] of the entries on each walk)."""
-    rel = walks.depth[:, None] - np.arange(walks.path.shape[1])
-    return rel, rel >= 0
 
 
 def add_virtual_loss(tree: Tree, walks: Walks, amount: int) -> None:
-    """Each node on each walk: ``amount`` visits lost by whoever chose it."""
-    _, on = _on_path(walks)
-    pos = walks.path[on]  # distinct: one walk per game in a round
+    """Each node on each walk (of one round): ``amount`` visits lost by whoever chose
+    it."""
+    pos = walks.nodes  # distinct: one walk per game in a round
     tree.visits_flat[pos] += amount
     tree.value_sums_flat[pos] -= amount
     tree.virtual_flat[pos] += 1
+    tree.sync_edges(pos)
 
 
 def backup(
@@ -277,46 +277,36 @@ def backup(
     walks: Walks,
     values: NDArray[np.float64],
     virtual_loss: int,
-    unique: bool,
 ) -> None:
     """Add each walk's leaf value along its path and take back its virtual loss.
 
     ``values[k]`` is walk k's leaf value from the leaf's side to move (ignored for
     collisions, which only give back their virtual loss). A node stores values from its
     chooser's view, so the leaf gets ``-v``, its parent ``+v``, and so on up.
-    ``unique``: no node is on two walks (one walk per game), so plain indexed adds do.
+
+    A node on the walks of several rounds gets their updates round after round, one
+    float addition each, as ``np.add.at`` over the walks in order would add them.
     """
-    dn: int | NDArray[np.int64] = 1
-    width = walks.path.shape[1]
-    if walks.same_depth and walks.all_eval and not virtual_loss and width <= 4096:
-        # No padding, no collisions: the whole path matrix, signs by column.
-        pos = walks.path.reshape(-1)
-        dv = np.multiply.outer(values, _SIGNS[-width:]).reshape(-1)
-        _add(tree, pos, dn, dv, unique)
-        return
-    rel, on = _on_path(walks)
-    pos = walks.path[on]
+    pos = walks.nodes
+    walk = walks.walk
     # -1 at the leaf and at every second node above it.
-    dv = (_SIGN[rel & 1] * values[:, None])[on]
+    dv = _SIGN[(walks.depth.take(walk) - walks.level) & 1] * values.take(walk)
+    dn: int | NDArray[np.int64] = 1
     if virtual_loss or not walks.all_eval:
         real = (walks.kind != COLLISION).astype(np.int64)
-        dn = np.broadcast_to(real[:, None] - virtual_loss, on.shape)[on]
+        dn = (real - virtual_loss).take(walk)
         dv += virtual_loss
-    _add(tree, pos, dn, dv, unique)
-    if virtual_loss:
-        np.add.at(tree.virtual_flat, pos, -1)
-
-
-def _add(
-    tree: Tree,
-    pos: I64,
-    dn: int | NDArray[np.int64],
-    dv: NDArray[np.float64],
-    unique: bool,
-) -> None:
-    if unique:
-        tree.visits_flat[pos] += dn
-        tree.value_sums_flat[pos] += dv
-    else:
-        np.add.at(tree.visits_flat, pos, dn)
-        np.add.at(tree.value_sums_flat, pos, dv)
+    visits, sums = tree.visits_flat, tree.value_sums_flat
+    start = 0
+    for stop in walks.rounds:
+        if start == 0 and stop == pos.shape[0]:
+            p, n, v = pos, dn, dv
+        else:
+            p, v = pos[start:stop], dv[start:stop]
+            n = dn if isinstance(dn, int) else dn[start:stop]
+        visits[p] += n
+        sums[p] += v
+        if virtual_loss:
+            tree.virtual_flat[p] -= 1
+        start = stop
+    tree.sync_edges(pos)

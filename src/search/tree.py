@@ -31,9 +31,32 @@ Glossary of the arrays (``A`` = N*N + 1 actions, pass last):
   marks illegal moves. Valid where ``state`` is ``EXPANDED``.
 - ``children [G, M+1, A]`` int32: child node per action, ``-1`` if not created yet.
 - ``parent [G, M+1]``, ``action [G, M+1]`` int32: ``-1`` for the root.
+
+Edge statistics, the children's ``visits`` and ``value_sums`` restated per (node,
+action) so that selection reads one contiguous row per node instead of gathering
+``A`` scattered children (mctx keeps its tree this way). They are derived data:
+whoever changes a node's ``visits`` or ``value_sums`` calls :meth:`Tree.sync_edges`.
+
+- ``edge_n1 [G, M+1, A]`` float64: the child's ``visits + 1`` (1 where there is no
+  child): PUCT's ``1 + N`` denominator, and ``> 1`` exactly where the child was visited.
+- ``edge_q [G, M+1, A]`` float64: the child's ``value_sums / max(visits, 1)``, its Q
+  for the node (0 where there is no child).
+- ``edge [G, M+1]`` int64: each node's own entry in the flat edge arrays,
+  ``(g * (M + 1) + parent) * A + action``; a root points into row ``M`` of its game,
+  which no node reads (the node arrays' zero column), so its updates land harmlessly.
+
+Two more derived node arrays, PUCT's terms of a node as the parent being chosen from
+(``c_puct`` and ``fpu_reduction`` are the tree's constructor arguments):
+
+- ``explore [G, M+1]`` float64: ``c_puct * sqrt(visits)``.
+- ``fpu [G, M+1]`` float64: ``value_sums / -visits - fpu_reduction``, the node's mean
+  value from its own side to move less the reduction: the Q of its unvisited children
+  (first-play urgency; ``max(visits, 1)`` for a node never visited).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -46,10 +69,20 @@ UNEXPANDED, EXPANDED, TERMINAL = 0, 1, 2
 class Tree:
     """Search trees for ``games`` games, ``capacity`` nodes each (see the module)."""
 
-    def __init__(self, games: int, capacity: int, num_actions: int) -> None:
+    def __init__(
+        self,
+        games: int,
+        capacity: int,
+        num_actions: int,
+        *,
+        c_puct: float = 0.0,
+        fpu_reduction: float = 0.0,
+    ) -> None:
         if games < 1 or capacity < 2 or num_actions < 2:
             raise ValueError("a tree needs games >= 1, capacity >= 2, actions >= 2")
         g, m, a = games, capacity, num_actions
+        self.c_puct = float(c_puct)
+        self.fpu_reduction = float(fpu_reduction)
         self.games = g
         self.capacity = m
         self.num_actions = a
@@ -64,6 +97,13 @@ class Tree:
         self.parent = np.full((g, m + 1), -1, dtype=np.int32)
         self.action = np.full((g, m + 1), -1, dtype=np.int32)
         self.num_nodes = np.ones(g, dtype=np.int64)
+        self.edge_n1 = np.ones((g, m + 1, a), dtype=np.float64)
+        self.edge_q = np.zeros((g, m + 1, a), dtype=np.float64)
+        self._root_edge = (np.arange(g, dtype=np.int64) * (m + 1) + m) * a
+        self.edge = np.empty((g, m + 1), dtype=np.int64)
+        self.edge[:] = self._root_edge[:, None]
+        self.explore = np.zeros((g, m + 1), dtype=np.float64)
+        self.fpu = np.full((g, m + 1), -self.fpu_reduction, dtype=np.float64)
         # Flat views for gathers by flat node index (see flat()).
         self.visits_flat = self.visits.reshape(-1)
         self.value_sums_flat = self.value_sums.reshape(-1)
@@ -74,10 +114,30 @@ class Tree:
         self.children_rows = self.children.reshape(g * (m + 1), a)
         self.parent_flat = self.parent.reshape(-1)
         self.action_flat = self.action.reshape(-1)
+        self.edge_n1_rows = self.edge_n1.reshape(g * (m + 1), a)
+        self.edge_q_rows = self.edge_q.reshape(g * (m + 1), a)
+        self.edge_n1_flat = self.edge_n1.reshape(-1)
+        self.edge_q_flat = self.edge_q.reshape(-1)
+        self.edge_flat = self.edge.reshape(-1)
+        self.explore_flat = self.explore.reshape(-1)
+        self.fpu_flat = self.fpu.reshape(-1)
 
     def flat(self, game: int, node: int) -> int:
         """Flat index of a node (row of ``*_rows``, entry of ``*_flat``)."""
         return game * self.stride + node
+
+    def sync_edges(self, pos: NDArray[np.integer[Any]]) -> None:
+        """Update the arrays derived from ``visits`` and ``value_sums`` (the module's
+        edge statistics, ``explore``, ``fpu``) for the nodes at flat ``pos`` (repeats
+        allowed), after those changed."""
+        visits = self.visits_flat.take(pos)
+        sums = self.value_sums_flat.take(pos)
+        edge = self.edge_flat.take(pos)
+        self.edge_n1_flat[edge] = visits + 1.0
+        at_least_one = np.maximum(visits, 1.0)
+        self.edge_q_flat[edge] = sums / at_least_one
+        self.explore_flat[pos] = self.c_puct * np.sqrt(visits)
+        self.fpu_flat[pos] = sums / -at_least_one - self.fpu_reduction
 
     def _clear(self, g: int, start: int, stop: int) -> None:
         rows = slice(start, stop)
@@ -89,6 +149,11 @@ class Tree:
         self.children[g, rows] = -1
         self.parent[g, rows] = -1
         self.action[g, rows] = -1
+        self.edge_n1[g, rows] = 1.0
+        self.edge_q[g, rows] = 0.0
+        self.edge[g, rows] = self._root_edge[g]
+        self.explore[g, rows] = 0.0
+        self.fpu[g, rows] = -self.fpu_reduction
 
     def reset(self, g: int) -> None:
         """Empty game g's tree: only an unexpanded root is left."""
@@ -118,6 +183,10 @@ class Tree:
             self.state,
             self.terminal_value,
             self.prior,
+            self.edge_n1,
+            self.edge_q,
+            self.explore,
+            self.fpu,
         ):
             arr[g, :k] = arr[g, keep]
         self.children[g, :k] = table[self.children[g, keep]]
@@ -125,6 +194,10 @@ class Tree:
         self.action[g, :k] = self.action[g, keep]
         self.parent[g, 0] = -1
         self.action[g, 0] = -1
+        base = g * self.stride
+        self.edge[g, 1:k] = (base + self.parent[g, 1:k]) * self.num_actions
+        self.edge[g, 1:k] += self.action[g, 1:k]
+        self.edge[g, 0] = self._root_edge[g]
         self._clear(g, k, used)
         self.num_nodes[g] = k
 
@@ -158,7 +231,8 @@ class Tree:
         """Raise AssertionError if game g's tree is inconsistent.
 
         Always: no pending virtual loss; sentinel column zero; parent/child links agree;
-        a node's visits are at least the sum of its children's. ``strict`` (searches
+        edge statistics restate the children's; a node's visits are at least the sum
+        of its children's. ``strict`` (searches
         that expand on the first visit): an expanded node's visits are exactly one more
         than its children's.
         """
@@ -167,6 +241,12 @@ class Tree:
         assert not self.virtual[g].any(), "virtual loss left in the tree"
         assert self.visits[g, m] == 0 and self.value_sums[g, m] == 0.0, "sentinel"
         assert not self.visits[g, used:m].any(), "visits beyond num_nodes"
+        assert (self.edge_n1[g, used:m] == 1.0).all(), "edges beyond num_nodes"
+        assert self.edge[g, 0] == self._root_edge[g], "root edge"
+        v, sums = self.visits[g, :used], self.value_sums[g, :used]
+        assert np.array_equal(self.explore[g, :used], self.c_puct * np.sqrt(v))
+        fpu = sums / -np.maximum(v, 1.0) - self.fpu_reduction
+        assert np.array_equal(self.fpu[g, :used], fpu), "fpu"
         for node in range(used):
             kids = self.children[g, node]
             made = np.flatnonzero(kids >= 0)
@@ -175,6 +255,13 @@ class Tree:
                 assert 0 < child < used, f"child {child} of node {node} out of range"
                 assert self.parent[g, child] == node and self.action[g, child] == a
                 assert np.isfinite(self.prior[g, node, a]), "child on an illegal move"
+                assert self.edge[g, child] == self.flat(g, node) * self.num_actions + a
+            kv = np.where(kids >= 0, self.visits[g, kids], 0.0)
+            kq = np.where(kids >= 0, self.value_sums[g, kids], 0.0) / np.maximum(
+                kv, 1.0
+            )
+            assert np.array_equal(self.edge_n1[g, node], kv + 1.0), "edge visits"
+            assert np.array_equal(self.edge_q[g, node], kq), f"edge values of {node}"
             total = int(self.visits[g, kids[made]].sum())
             n = int(self.visits[g, node])
             assert n >= total, f"node {node}: visits {n} < children's {total}"
