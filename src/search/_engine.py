@@ -21,7 +21,7 @@ import goboard
 
 from . import _step
 from ._roots import RootsMixin, Seeds, as_boards, make_rngs
-from ._step import Idx, Walks
+from ._step import Idx, ScoreFn, Walks
 from .config import SearchConfig, UCTConfig, _Common
 from .evaluator import TRUSTED, Evaluator, Positions, RolloutPolicy, check_output
 from .filters import MoveFilter, filter_legal
@@ -34,6 +34,26 @@ __all__ = ["MCTS", "Callback"]
 Callback = Callable[[list[SearchResult]], None]
 I64 = NDArray[np.int64]
 _JITTER_ROWS = 64
+
+
+def _puct_scorer(t: Tree) -> ScoreFn:
+    """PUCT scores [K, A] of the children of the nodes at flat ``rows``: exactly
+    ``puct_scores``, operation for operation (so bit for bit), on the arrays the tree
+    keeps for it (search.tree): ``prior * c_puct * sqrt(N_parent) / (1 + N) + Q``, the
+    Q of an unvisited child (``N + 1 == 1``) the parent's first-play urgency."""
+    n1_rows, q_rows, prior_rows = t.edge_n1_rows, t.edge_q_rows, t.prior_rows
+    explore, fpu = t.explore_flat, t.fpu_flat
+
+    def scores(rows: Idx, bases: Idx) -> NDArray[np.float64]:
+        n1 = n1_rows.take(rows, axis=0)
+        q = q_rows.take(rows, axis=0)
+        u = prior_rows.take(rows, axis=0) * explore.take(rows)[:, None]
+        u /= n1
+        np.copyto(q, fpu.take(rows)[:, None], where=n1 == 1.0)
+        u += q
+        return u
+
+    return scores
 
 
 class MCTS(RootsMixin):
@@ -105,8 +125,10 @@ class MCTS(RootsMixin):
         self._pending = np.zeros(self.tree.visits_flat.shape[0], dtype=np.bool_)
         # This package's evaluators answer valid numbers by construction.
         self._trusted = type(evaluator) in TRUSTED
+        self._scores: ScoreFn = _puct_scorer(self.tree)
         self._jitter: NDArray[np.float64] | None = None
         if rule == "ucb1":
+            self._scores = self._ucb1_scores
             self._jitter = np.stack(
                 [r.random((_JITTER_ROWS, self.tree.num_actions)) for r in self._rngs]
             ).reshape(-1, self.tree.num_actions)
@@ -280,21 +302,10 @@ class MCTS(RootsMixin):
     def _has_room(self, games: I64) -> NDArray[np.bool_]:
         return np.asarray(self.tree.num_nodes[games] < self.tree.capacity)
 
-    def _scores(self, rows: Idx, bases: Idx) -> NDArray[np.float64]:
-        """Selection scores [K, A] of the children of the nodes at flat ``rows``
-        (their roots at ``bases``)."""
+    def _ucb1_scores(self, rows: Idx, bases: Idx) -> NDArray[np.float64]:
+        """UCB1 scores [K, A] of the children of the nodes at flat ``rows`` (their
+        roots at ``bases``)."""
         t = self.tree
-        if self.rule == "puct":
-            # puct_scores, operation for operation (so bit for bit), on the rows kept
-            # for it (search.tree): prior * c_puct * sqrt(N_parent) / (1 + N) + Q,
-            # Q of an unvisited child (N + 1 == 1) the parent's first-play urgency.
-            n1 = t.edge_n1_rows.take(rows, axis=0)
-            q = t.edge_q_rows.take(rows, axis=0)
-            u = t.prior_rows.take(rows, axis=0) * t.explore_flat.take(rows)[:, None]
-            u /= n1
-            np.copyto(q, t.fpu_flat.take(rows)[:, None], where=n1 == 1.0)
-            u += q
-            return u
         assert self._jitter is not None
         pos = t.children_rows.take(rows, axis=0) + bases[:, None]
         visits = t.visits_flat.take(pos)

@@ -114,11 +114,8 @@ def select(
     levels: list[Idx] = []
     # At each depth where walks end: (walks, parent, action, position, ended?).
     ends: list[tuple[Idx, Idx, Idx, Idx, NDArray[np.bool_]]] = []
-    end_depths: list[int] = []
-    end_counts: list[int] = []
     idx: Idx = everyone
     cur = bases = base
-    d = 0
     # The walks are in distinct games, so they never meet: the loop only descends,
     # and what happens where a walk ends is settled for all of them afterwards.
     while True:
@@ -126,38 +123,33 @@ def select(
         levels.append(cur)
         best = scores(cur, bases).argmax(axis=1)
         pos = bases + children[cur, best]  # no child (-1): a zero column, UNEXPANDED
-        d += 1
         stop = state.take(pos) != EXPANDED
         n = int(np.count_nonzero(stop))
         if n == 0:
             cur = pos
             continue
         ends.append((idx, cur, best, pos, stop))
-        end_depths.append(d)
-        end_counts.append(n)
         if n == stop.shape[0]:
             break
         go = ~stop
         idx, cur, bases = idx[go], pos[go], bases[go]
-    if len(ends) == 1:  # every walk ends at depth d
+    if len(ends) == 1:  # every walk ends at the same depth
         w, par, act, pos, _ = ends[0]
-        depth = np.full(k, d, dtype=np.int64)
     else:
         stopped = np.concatenate([e[4] for e in ends])
         w, par, act, pos = (
             np.concatenate(x)[stopped] for x in zip(*(e[:4] for e in ends), strict=True)
         )
-        depth = np.empty(k, dtype=np.int64)
-        depth[w] = np.repeat(end_depths, end_counts)
+    above = np.concatenate(owners)  # the walk of each node above a leaf
+    depth = np.bincount(above, minlength=k)
     b = base.take(w)
     fresh = pos < b  # no child yet: ``pos`` is ``b - 1``
     kind = np.zeros(k, dtype=np.int8)  # NEW unless set otherwise
-    expand = (np.ones if expansion_threshold <= 1 else np.zeros)(k, dtype=np.bool_)
+    all_expand = expansion_threshold <= 1
+    expand = np.full(k, all_expand)
     leaf = np.empty(k, dtype=np.int64)
     all_eval = True
-    all_expand = expansion_threshold <= 1
-    nf = int(np.count_nonzero(fresh))
-    if nf == k:
+    if np.count_nonzero(fresh) == k:
         made = _create(tree, games.take(w), par, act, b, pending, leaf, w)
     else:
         made = _create(
@@ -182,11 +174,9 @@ def select(
         expand[wo] = grow
         all_eval = bool(evaluate.all())
         all_expand = all_expand and bool(grow.all())
-    owners.append(everyone)
     levels.append(leaf)
     nodes = np.concatenate(levels)
-    level = np.repeat(np.arange(d + 1), [x.shape[0] for x in owners])
-    level[-k:] = depth
+    counts = [x.shape[0] for x in owners]
     return Walks(
         games,
         depth,
@@ -194,8 +184,8 @@ def select(
         kind,
         expand,
         nodes,
-        np.concatenate(owners),
-        level,
+        np.concatenate((above, everyone)),
+        np.concatenate((np.repeat(np.arange(len(counts)), counts), depth)),
         *made,
         all_eval,
         all_expand,

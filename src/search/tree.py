@@ -218,13 +218,14 @@ class Tree:
         """Moves along the most visited children from the root (ties: lowest index)."""
         moves: list[int] = []
         node = 0
-        while len(moves) < max_length and self.state[g, node] == EXPANDED:
-            visits, _ = self.child_stats(g, node)
-            best = int(np.argmax(visits))
-            if visits[best] <= 0:
+        state, n1, children = self.state[g], self.edge_n1[g], self.children[g]
+        while len(moves) < max_length and state[node] == EXPANDED:
+            visits1 = n1[node]  # the children's visits + 1: the same order
+            best = int(visits1.argmax())
+            if visits1[best] <= 1.0:
                 break
             moves.append(best)
-            node = int(self.children[g, node, best])
+            node = int(children[node, best])
         return moves
 
     def check(self, g: int, *, strict: bool = True) -> None:
