@@ -326,9 +326,15 @@ class MCTS(RootsMixin):
         vl = self.config.virtual_loss if rounds > 1 else 0
         pending = self._pending
         walks: list[Walks] = []
+        # Every game takes part in every round when each has simulations and room
+        # left for all of them (one node per round at most); else check each round.
+        everyone = (
+            remaining.min() >= rounds
+            and t.num_nodes[active].max() + rounds <= t.capacity
+        )
         for r in range(rounds):
             games = active
-            if r > 0:
+            if r > 0 and not everyone:
                 games = active[(remaining > r) & self._has_room(active)]
                 if games.size == 0:
                     break
@@ -425,6 +431,5 @@ class MCTS(RootsMixin):
             p[flat] = legal[flat]
             total[flat] = np.maximum(legal[flat].sum(axis=1, keepdims=True), 1)
         p /= total
-        p[~legal] = -np.inf
-        self.tree.prior_rows[pos] = p
+        self.tree.prior_rows[pos] = np.where(legal, p, -np.inf)
         self.tree.state_flat[pos] = EXPANDED
