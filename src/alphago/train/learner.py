@@ -20,17 +20,6 @@ scaled gradients overflow is skipped (the weights stay as they were) and the sca
 halves. Such steps still count in ``step`` (the schedule moves on), and under fp16
 every step's metrics say ``skipped`` (1 or 0), ``skipped_steps`` (the run's total)
 and ``loss_scale``.
-
-Speed on CUDA, where a step is bound by kernel launches and host waits rather than
-arithmetic: the optimiser is torch's fused one (one kernel for all parameters; the
-CPU keeps torch's default for-loop, so CPU results are what they always were), the
-network and its input are channels-last (what cuDNN's tensor-core convolutions use,
-so no layout transposes around each convolution), batches go up through pinned
-memory without waiting, and the step's numbers come back in one copy, its only wait
-on the GPU (fp16 also reads the loss scale before the step is queued and after that
-copy, when there is nothing to wait for). Checkpoints
-do not record the implementation: a state saved by a fused optimiser loads into a
-for-loop one and back (:meth:`Learner.load_state_dict`).
 """
 
 from __future__ import annotations
@@ -47,12 +36,7 @@ from torch import Tensor
 
 from ..data.examples import Examples
 from ..nets.model import PolicyValueNet
-from ..nets.precision import (
-    autocast,
-    compute_dtype,
-    resolve_device,
-    resolve_precision,
-)
+from ..nets.precision import autocast, resolve_device, resolve_precision
 from ..nets.weights import check_state_dict, check_values
 
 __all__ = ["Learner", "TrainConfig", "batch_stats"]
@@ -142,75 +126,23 @@ def _decayed(model: PolicyValueNet) -> list[Tensor]:
     ]
 
 
-def _flat(w: Tensor) -> Tensor:
-    """All of ``w``'s elements as a 1-d view, in memory order (no copy for
-    contiguous or channels-last tensors; a sum of squares ignores the order)."""
-    if not w.is_contiguous():
-        w = w.permute(sorted(range(w.dim()), key=w.stride, reverse=True))
-    return w.reshape(-1)
-
-
-def _sum_of_squares(weights: list[Tensor]) -> Tensor:
-    """``sum ||w||^2`` over ``weights`` as one concatenation, product and sum:
-    a handful of kernels, forward and backward, instead of several per tensor. The
-    gradient is ``2 w`` element for element as before; only the summation order of
-    the (logged) value changes."""
-    flat = torch.cat([_flat(w) for w in weights])
-    return (flat * flat).sum()
-
-
-def _stat_tensors(
+def batch_stats(
     logits: Tensor, value: Tensor, policy: Tensor, z: Tensor
-) -> dict[str, Tensor]:
-    """:func:`batch_stats` as 0-d float32 tensors on the batch's device (no wait)."""
+) -> dict[str, float]:
+    """Policy entropy, top-1 accuracy (against the target's argmax), explained
+    variance of the value."""
     with torch.no_grad():
         logp = torch.log_softmax(logits, dim=1)
         entropy = -(logp.exp() * logp).sum(1).mean()
         accuracy = (logits.argmax(1) == policy.argmax(1)).float().mean()
         var_z = torch.var(z, unbiased=False)
         residual = torch.var(z - value, unbiased=False)
-        explained = torch.where(var_z > 0, 1.0 - residual / var_z, float("nan"))
+        explained = 1.0 - residual / var_z if var_z > 0 else torch.tensor(float("nan"))
     return {
-        "entropy": entropy,
-        "accuracy": accuracy,
-        "explained_variance": explained,
+        "entropy": float(entropy),
+        "accuracy": float(accuracy),
+        "explained_variance": float(explained),
     }
-
-
-def batch_stats(
-    logits: Tensor, value: Tensor, policy: Tensor, z: Tensor
-) -> dict[str, float]:
-    """Policy entropy, top-1 accuracy (against the target's argmax), explained
-    variance of the value (NaN when the targets do not vary)."""
-    stats = _stat_tensors(logits, value, policy, z)
-    return dict(zip(stats, torch.stack(list(stats.values())).tolist(), strict=True))
-
-
-def _make_optimizer(
-    params: list[torch.nn.Parameter], config: TrainConfig, device: torch.device
-) -> torch.optim.Optimizer:
-    """``config``'s optimiser: fused on CUDA (one kernel per step for every
-    parameter) where this torch has it, else torch's default implementation."""
-    if device.type == "cuda":
-        try:
-            return _optimizer(params, config, fused=True)
-        except (TypeError, RuntimeError, ValueError):
-            pass  # an older torch, or no fused kernel for this device
-    return _optimizer(params, config)
-
-
-def _optimizer(
-    params: list[torch.nn.Parameter], config: TrainConfig, **extra: Any
-) -> torch.optim.Optimizer:
-    if config.optimizer == "adam":
-        return torch.optim.Adam(params, lr=config.lr, **extra)
-    return torch.optim.SGD(
-        params,
-        lr=config.lr,
-        momentum=config.momentum,
-        nesterov=config.momentum > 0,
-        **extra,
-    )
 
 
 class Learner:
@@ -242,51 +174,27 @@ class Learner:
         self.scaler: torch.amp.GradScaler | None = None
         if self.precision == "fp16":
             self.scaler = torch.amp.GradScaler(self.device.type)
-        # cuDNN's tensor-core convolutions work channels-last: in NCHW each one is
-        # wrapped in layout transposes (forward and backward). A layout change only:
-        # the state dict's values and the weights files are the same.
-        self._channels_last = self.device.type == "cuda"
-        if self._channels_last:
-            self.model.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
-        # The input is made in autocast's type: the first convolution would cast
-        # float32 planes down anyway (0/1 planes are exact in any of them).
-        self._input_dtype = (
-            compute_dtype(self.precision)
-            if self.device.type == "cuda"
-            else torch.float32
-        )
         params = list(self.model.parameters())
-        self.optimizer = _make_optimizer(params, config, self.device)
+        self.optimizer: torch.optim.Optimizer
+        if config.optimizer == "adam":
+            self.optimizer = torch.optim.Adam(params, lr=config.lr)
+        else:
+            self.optimizer = torch.optim.SGD(
+                params,
+                lr=config.lr,
+                momentum=config.momentum,
+                nesterov=config.momentum > 0,
+            )
 
     @property
     def lr(self) -> float:
         """The learning rate of the next step."""
         return self.config.rate(self.step) * self.lr_multiplier
 
-    def _upload(self, array: NDArray[Any]) -> Tensor:
-        """``array`` on the device in its own dtype. To CUDA it goes through pinned
-        memory without waiting for the GPU (a copy from pageable memory waits for
-        everything queued); torch's caching host allocator reuses the pinned block
-        between steps once the copy that read it is done."""
-        host = torch.from_numpy(array)
-        if self.device.type != "cuda":
-            return host.to(self.device)
-        pinned = torch.empty(host.shape, dtype=host.dtype, pin_memory=True)
-        pinned.copy_(host)
-        return pinned.to(self.device, non_blocking=True)
-
     def _tensors(self, *arrays: NDArray[Any]) -> list[Tensor]:
         """The arrays on the device as float32; uint8 planes travel as uint8 and
         become floats there (a quarter of the bytes over the bus)."""
-        return [self._upload(a).float() for a in arrays]
-
-    def _input(self, planes: NDArray[Any]) -> Tensor:
-        """Planes (uint8 or float) as the network's input: float32 on the CPU; on
-        CUDA the compute type, channels-last, made by one kernel on the device."""
-        x = self._upload(planes)
-        if not self._channels_last:
-            return x.to(self._input_dtype)
-        return x.to(dtype=self._input_dtype, memory_format=torch.channels_last)
+        return [torch.from_numpy(a).to(self.device).float() for a in arrays]
 
     def _forward(self, planes: Tensor) -> tuple[Tensor, Tensor]:
         """Logits and values in float32, the model run under the precision."""
@@ -301,7 +209,8 @@ class Learner:
         logits, value = self._forward(planes)
         policy_loss = -(policy * torch.log_softmax(logits, dim=1)).sum(1).mean()
         value_loss = torch.mean((z - value) ** 2)
-        l2 = _sum_of_squares(_decayed(self.model))
+        l2 = sum((w * w).sum() for w in _decayed(self.model))
+        assert isinstance(l2, Tensor)
         loss = policy_loss + self.config.value_weight * value_loss + self.config.l2 * l2
         terms = {
             "loss": loss,
@@ -318,51 +227,43 @@ class Learner:
         z: NDArray[np.float32],
     ) -> dict[str, float]:
         """One optimiser step on a batch; returns the loss terms (before the step),
-        the learning rate used and the batch statistics of :func:`batch_stats`.
-
-        ``planes`` may be uint8 (a quarter of the bytes to upload) or float32."""
-        # Read before anything is queued, so on CUDA it waits for nothing.
-        scale = self.scaler.get_scale() if self.scaler is not None else 0.0
-        x = self._input(planes)
-        pi, zt = self._tensors(policy, z)
+        the learning rate used and the batch statistics of :func:`batch_stats`."""
+        x, pi, zt = self._tensors(planes, policy, z)
         lr = self.lr
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         self.model.train()
         terms, logits, value = self.losses(x, pi, zt)
         self.optimizer.zero_grad(set_to_none=True)
+        skipped = False
         if self.scaler is None:
             terms["loss"].backward()  # type: ignore[no-untyped-call]
             self.optimizer.step()
         else:
+            scale = self.scaler.get_scale()
             self.scaler.scale(terms["loss"]).backward()  # type: ignore[no-untyped-call]
             self.scaler.step(self.optimizer)
             self.scaler.update()
-        self.step += 1
-        stats = _stat_tensors(logits, value, pi, zt)
-        names = [*terms, *stats]
-        numbers = [t.detach().float() for t in (*terms.values(), *stats.values())]
-        # One copy to the host: the step's only wait on the GPU.
-        values = dict(zip(names, torch.stack(numbers).tolist(), strict=True))
-        out = {k: values[k] for k in terms}
-        out["lr"] = lr
-        out.update((k, values[k]) for k in stats)
-        if self.scaler is not None:
             # update() halves the scale exactly when it found inf/NaN gradients, and
             # then step() left the weights alone.
-            after = self.scaler.get_scale()
-            skipped = after < scale
+            skipped = self.scaler.get_scale() < scale
             self.skipped_steps += skipped
+        self.step += 1
+        out = {k: float(v.detach()) for k, v in terms.items()}
+        out["lr"] = lr
+        out.update(batch_stats(logits, value, pi, zt))
+        if self.scaler is not None:
             out["skipped"] = float(skipped)
             out["skipped_steps"] = float(self.skipped_steps)
-            out["loss_scale"] = float(after)
+            out["loss_scale"] = float(self.scaler.get_scale())
         return out
 
     def policy_logp(self, planes: NDArray[np.float32]) -> Tensor:
         """Log-probabilities of the current policy (eval mode, no gradient)."""
         self.model.eval()
         with torch.inference_mode():
-            logits, _ = self._forward(self._input(planes))
+            (x,) = self._tensors(planes)
+            logits, _ = self._forward(x)
             return torch.log_softmax(logits, dim=1)
 
     def validate(self, examples: Examples, batch_size: int = 1024) -> dict[str, float]:
@@ -372,26 +273,17 @@ class Learner:
         n = len(examples)
         if n == 0:
             raise ValueError("no validation examples")
-        names = ("val_policy_loss", "val_value_mse", "val_accuracy")
-        parts: list[Tensor] = []
+        sums = {"val_policy_loss": 0.0, "val_value_mse": 0.0, "val_accuracy": 0.0}
         with torch.inference_mode():
             for start in range(0, n, batch_size):
                 part = examples.take(slice(start, start + batch_size))
-                x = self._input(part.planes)
-                pi, zt = self._tensors(part.policy, part.value)
+                x, pi, zt = self._tensors(part.planes, part.policy, part.value)
                 logits, value = self._forward(x)
                 logp = torch.log_softmax(logits, dim=1)
-                hits = (logits.argmax(1) == pi.argmax(1)).sum().float()
-                losses = (-(pi * logp).sum(1).sum(), ((zt - value) ** 2).sum(), hits)
-                parts.append(torch.stack(losses))
-            # Per-batch sums added up on the host in double, as they always were,
-            # but copied over once.
-            rows = torch.stack(parts).tolist()
-        sums = [0.0] * len(names)
-        for row in rows:
-            for i, value_sum in enumerate(row):
-                sums[i] += value_sum
-        return {k: v / n for k, v in zip(names, sums, strict=True)}
+                sums["val_policy_loss"] += float(-(pi * logp).sum(1).sum())
+                sums["val_value_mse"] += float(((zt - value) ** 2).sum())
+                sums["val_accuracy"] += float((logits.argmax(1) == pi.argmax(1)).sum())
+        return {k: v / n for k, v in sums.items()}
 
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to continue: weights, optimiser, counters (and the fp16
@@ -410,9 +302,7 @@ class Learner:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore :meth:`state_dict`'s output. Checkpoints from before precisions
         (no ``skipped_steps``) load; a run may change precision when it resumes
-        (the fp16 scale starts afresh when the checkpoint has none), and device or
-        optimiser implementation (fused, foreach, for-loop: this learner keeps its
-        own, and the optimiser's buffers take its parameters' device and layout).
+        (the fp16 scale starts afresh when the checkpoint has none).
 
         Everything is checked before anything is changed.
 
@@ -426,8 +316,7 @@ class Learner:
             model_state = state["model"]
             check_state_dict(self.model, model_state)
             check_values(model_state)
-            optimizer_state = _as_implementation(state["optimizer"], self.optimizer)
-            self._check_optimizer_state(optimizer_state)
+            self._check_optimizer_state(state["optimizer"])
             step = _count(state["step"], "step")
             lr_multiplier = float(state["lr_multiplier"])
             if not math.isfinite(lr_multiplier) or lr_multiplier < 0:
@@ -439,8 +328,7 @@ class Learner:
         except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as exc:
             raise ValueError(f"not a learner state: {exc}") from None
         self.model.load_state_dict(model_state)
-        self.optimizer.load_state_dict(optimizer_state)
-        _match_parameters(self.optimizer)
+        self.optimizer.load_state_dict(state["optimizer"])
         self.step = step
         self.lr_multiplier = lr_multiplier
         self.skipped_steps = skipped
@@ -472,51 +360,6 @@ class Learner:
                         raise ValueError(f"optimiser buffer {name} has another shape")
                     if not bool(torch.isfinite(value).all()):
                         raise ValueError(f"optimiser buffer {name} is not finite")
-
-
-#: Optimiser settings that choose an implementation, not the arithmetic: a saved
-#: state's are replaced by the learner's own when it loads.
-_IMPLEMENTATION = ("foreach", "fused", "capturable")
-
-
-def _as_implementation(
-    saved: dict[str, Any], optimizer: torch.optim.Optimizer
-) -> dict[str, Any]:
-    """``saved`` (an optimiser state dict) with ``optimizer``'s implementation
-    settings in its groups; torch places the ``step`` counts by them when it loads
-    (on the parameter's device for fused, wherever they are for a for-loop)."""
-    groups = saved["param_groups"]
-    if not isinstance(groups, list) or len(groups) != len(optimizer.param_groups):
-        return saved  # torch's own load refuses it
-    ours = [
-        {k: group[k] for k in _IMPLEMENTATION if k in group}
-        for group in optimizer.param_groups
-    ]
-    adapted = [
-        {**group, **own} if isinstance(group, dict) else group
-        for group, own in zip(groups, ours, strict=True)
-    ]
-    return {**saved, "param_groups": adapted}
-
-
-def _match_parameters(optimizer: torch.optim.Optimizer) -> None:
-    """Give loaded optimiser buffers their parameter's memory layout (torch's load
-    casts dtype and device, not layout; a fused kernel refuses a mismatch), and
-    put ``step`` counts where the implementation keeps them: on the parameter's
-    device for fused or capturable groups, on the CPU otherwise."""
-    for group in optimizer.param_groups:
-        on_device = bool(group.get("fused") or group.get("capturable"))
-        for param in group["params"]:
-            entries = optimizer.state.get(param, {})
-            for name, value in list(entries.items()):
-                if not isinstance(value, Tensor):
-                    continue
-                if name == "step":
-                    where = param.device if on_device else torch.device("cpu")
-                    entries[name] = value.to(where)
-                elif value.shape == param.shape and value.stride() != param.stride():
-                    layout = torch.empty_like(param, dtype=value.dtype)
-                    entries[name] = layout.copy_(value)
 
 
 #: The per-parameter buffers of the optimisers a Learner makes.
