@@ -15,7 +15,8 @@ the outputs' first ``rows`` rows. Rows past ``rows`` hold whatever the buffer he
 eval mode every row is computed on its own, so they do not touch the real ones.
 
 The graphs share one memory pool. That is safe here because replays never overlap
-and each replay's outputs are read (copied to the host) before the next replay.
+and each replay's outputs are read (copied to the host) before the next replay. A
+grown input buffer drops them all, and the next ones get a new pool.
 
 The graphs read the parameters where they live, so in-place updates (an optimiser
 step, ``load_state_dict``) show in the next replay; moving the model or replacing its
@@ -96,7 +97,7 @@ class GraphedForward:
         if need > old:
             cfg = self.model.config
             n = cfg.board_size
-            self._graphs.clear()
+            self._drop_graphs()
             self._input = torch.zeros(
                 (max(need, 2 * old), cfg.planes, n, n),
                 dtype=self.dtype,
@@ -104,6 +105,13 @@ class GraphedForward:
             ).contiguous(memory_format=torch.channels_last)
         assert self._input is not None
         return self._input[:rows]
+
+    def _drop_graphs(self) -> None:
+        """Forget every graph and start a new memory pool for the next ones: once
+        a pool's last graph is gone, torch refuses captures into it (an internal
+        assertion, ``use_count > 0``, seen on an H100 with torch 2.11)."""
+        self._graphs.clear()
+        self._pool = None
 
     def __call__(self, rows: int) -> Outputs:
         """The network on ``input(rows)``: logits, values, ownership (or None),
