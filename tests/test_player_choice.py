@@ -79,7 +79,26 @@ def test_spec_checks() -> None:
         PlayerSpec(analysis_memory_mb=0)
 
 
+def test_tree_bytes_match_the_tree() -> None:
+    """The per-node figures tree_nodes budgets with are what search.Tree allocates."""
+    import numpy as np
+
+    from alphago import player_choice
+    from search.tree import Tree
+
+    for actions in (26, 82, 362):
+        tree = Tree(2, 500, actions)
+        arrays = [v for v in vars(tree).values() if isinstance(v, np.ndarray)]
+        owned = [a for a in arrays if a.base is None and a.ndim >= 2]  # not views
+        per_node = sum(a.nbytes for a in owned) / (2 * 501)
+        budget = (
+            player_choice._TREE_BYTES_FIXED
+            + player_choice._TREE_BYTES_PER_ACTION * actions
+        )
+        assert per_node <= budget <= per_node + 8
+
+
 def test_tree_nodes_follow_memory_and_never_undercut_a_search() -> None:
-    assert tree_nodes(9, 1024, 10) > tree_nodes(19, 1024, 10) > 100_000
+    assert tree_nodes(9, 1024, 10) > tree_nodes(19, 1024, 10) > 50_000
     assert tree_nodes(19, 1, 5000) == 5000
     assert tree_nodes(9, 2048, 1) == pytest.approx(2 * tree_nodes(9, 1024, 1), abs=1)

@@ -41,11 +41,12 @@ def _puct_scorer(t: Tree) -> ScoreFn:
     ``puct_scores``, operation for operation (so bit for bit), on the arrays the tree
     keeps for it (search.tree): ``prior * c_puct * sqrt(N_parent) / (1 + N) + Q``, the
     Q of an unvisited child (``N + 1 == 1``) the parent's first-play urgency."""
-    n1_rows, q_rows, prior_rows = t.edge_n1_rows, t.edge_q_rows, t.prior_rows
+    n_rows, q_rows, prior_rows = t.edge_n_rows, t.edge_q_rows, t.prior_rows
     explore, fpu = t.explore_flat, t.fpu_flat
 
     def scores(rows: Idx, bases: Idx) -> NDArray[np.float64]:
-        n1 = n1_rows.take(rows, axis=0)
+        n1 = n_rows.take(rows, axis=0)
+        n1 += 1.0  # visit counts are whole numbers: exact
         q = q_rows.take(rows, axis=0)
         u = prior_rows.take(rows, axis=0) * explore.take(rows)[:, None]
         u /= n1

@@ -37,8 +37,9 @@ action) so that selection reads one contiguous row per node instead of gathering
 ``A`` scattered children (mctx keeps its tree this way). They are derived data:
 whoever changes a node's ``visits`` or ``value_sums`` calls :meth:`Tree.sync_edges`.
 
-- ``edge_n1 [G, M+1, A]`` float64: the child's ``visits + 1`` (1 where there is no
-  child): PUCT's ``1 + N`` denominator, and ``> 1`` exactly where the child was visited.
+- ``edge_n [G, M+1, A]`` float64: the child's ``visits`` (0 where there is no child);
+  PUCT divides by ``1 + N``. Zero when empty, so a large tree's pages are touched only
+  as it fills (a tree sized for a 1 GB analysis budget is allocated in milliseconds).
 - ``edge_q [G, M+1, A]`` float64: the child's ``value_sums / max(visits, 1)``, its Q
   for the node (0 where there is no child).
 - ``edge [G, M+1]`` int64: each node's own entry in the flat edge arrays,
@@ -46,7 +47,7 @@ whoever changes a node's ``visits`` or ``value_sums`` calls :meth:`Tree.sync_edg
   which no node reads (the node arrays' zero column), so its updates land harmlessly.
 
 They triple the memory per (node, action), 8 bytes (prior, children) to 24: about 34 MB
-for 64 9x9 trees of 409 nodes, 600 MB for 64 19x19 trees of 1609 nodes. ``edge_n1``
+for 64 9x9 trees of 409 nodes, 600 MB for 64 19x19 trees of 1609 nodes. ``edge_n``
 stays float64 (not float32) so that it is exact for any visit count.
 
 Two more derived node arrays, PUCT's terms of a node as the parent being chosen from
@@ -101,7 +102,7 @@ class Tree:
         self.parent = np.full((g, m + 1), -1, dtype=np.int32)
         self.action = np.full((g, m + 1), -1, dtype=np.int32)
         self.num_nodes = np.ones(g, dtype=np.int64)
-        self.edge_n1 = np.ones((g, m + 1, a), dtype=np.float64)
+        self.edge_n = np.zeros((g, m + 1, a), dtype=np.float64)
         self.edge_q = np.zeros((g, m + 1, a), dtype=np.float64)
         self._root_edge = (np.arange(g, dtype=np.int64) * (m + 1) + m) * a
         self.edge = np.empty((g, m + 1), dtype=np.int64)
@@ -118,9 +119,9 @@ class Tree:
         self.children_rows = self.children.reshape(g * (m + 1), a)
         self.parent_flat = self.parent.reshape(-1)
         self.action_flat = self.action.reshape(-1)
-        self.edge_n1_rows = self.edge_n1.reshape(g * (m + 1), a)
+        self.edge_n_rows = self.edge_n.reshape(g * (m + 1), a)
         self.edge_q_rows = self.edge_q.reshape(g * (m + 1), a)
-        self.edge_n1_flat = self.edge_n1.reshape(-1)
+        self.edge_n_flat = self.edge_n.reshape(-1)
         self.edge_q_flat = self.edge_q.reshape(-1)
         self.edge_flat = self.edge.reshape(-1)
         self.explore_flat = self.explore.reshape(-1)
@@ -137,7 +138,7 @@ class Tree:
         visits = self.visits_flat.take(pos)
         sums = self.value_sums_flat.take(pos)
         edge = self.edge_flat.take(pos)
-        self.edge_n1_flat[edge] = visits + 1.0
+        self.edge_n_flat[edge] = visits
         at_least_one = np.maximum(visits, 1.0)
         self.edge_q_flat[edge] = sums / at_least_one
         self.explore_flat[pos] = self.c_puct * np.sqrt(visits)
@@ -153,7 +154,7 @@ class Tree:
         self.children[g, rows] = -1
         self.parent[g, rows] = -1
         self.action[g, rows] = -1
-        self.edge_n1[g, rows] = 1.0
+        self.edge_n[g, rows] = 0.0
         self.edge_q[g, rows] = 0.0
         self.edge[g, rows] = self._root_edge[g]
         self.explore[g, rows] = 0.0
@@ -187,7 +188,7 @@ class Tree:
             self.state,
             self.terminal_value,
             self.prior,
-            self.edge_n1,
+            self.edge_n,
             self.edge_q,
             self.explore,
             self.fpu,
@@ -223,11 +224,11 @@ class Tree:
         """Moves along the most visited children from the root (ties: lowest index)."""
         moves: list[int] = []
         node = 0
-        state, n1, children = self.state[g], self.edge_n1[g], self.children[g]
+        state, edge_n, children = self.state[g], self.edge_n[g], self.children[g]
         while len(moves) < max_length and state[node] == EXPANDED:
-            visits1 = n1[node]  # the children's visits + 1: the same order
-            best = int(visits1.argmax())
-            if visits1[best] <= 1.0:
+            visits = edge_n[node]  # the children's visits
+            best = int(visits.argmax())
+            if visits[best] <= 0.0:
                 break
             moves.append(best)
             node = int(children[node, best])
@@ -247,7 +248,7 @@ class Tree:
         assert not self.virtual[g].any(), "virtual loss left in the tree"
         assert self.visits[g, m] == 0 and self.value_sums[g, m] == 0.0, "sentinel"
         assert not self.visits[g, used:m].any(), "visits beyond num_nodes"
-        assert (self.edge_n1[g, used:m] == 1.0).all(), "edges beyond num_nodes"
+        assert not self.edge_n[g, used:m].any(), "edges beyond num_nodes"
         assert self.edge[g, 0] == self._root_edge[g], "root edge"
         v, sums = self.visits[g, :used], self.value_sums[g, :used]
         assert np.array_equal(self.explore[g, :used], self.c_puct * np.sqrt(v))
@@ -266,7 +267,7 @@ class Tree:
             kq = np.where(kids >= 0, self.value_sums[g, kids], 0.0) / np.maximum(
                 kv, 1.0
             )
-            assert np.array_equal(self.edge_n1[g, node], kv + 1.0), "edge visits"
+            assert np.array_equal(self.edge_n[g, node], kv), "edge visits"
             assert np.array_equal(self.edge_q[g, node], kq), f"edge values of {node}"
             total = int(self.visits[g, kids[made]].sum())
             n = int(self.visits[g, node])
