@@ -3,10 +3,16 @@ search over ``goboard.Board`` copies, and a random player."""
 
 from __future__ import annotations
 
+import json
 import math
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 from numpy.typing import NDArray
 
 import goboard
@@ -146,3 +152,14 @@ def random_move(board: goboard.Board, rng: np.random.Generator) -> int:
     if not moves:
         return board.size**2
     return int(moves[int(rng.integers(len(moves)))])
+
+
+def recorded(path: Path, switch: str, make: Callable[[], dict[str, Any]]) -> Any:
+    """The cases recorded in the JSON file ``path``. With ``switch=1`` in the
+    environment, ``make()`` records them anew (one case per line) and the test skips."""
+    if os.environ.get(switch) == "1":
+        cases = make()
+        lines = [f"  {json.dumps(name)}: {json.dumps(cases[name])}" for name in cases]
+        path.write_text("{\n" + ",\n".join(lines) + "\n}\n")
+        pytest.skip(f"regenerated {path.name}")
+    return json.loads(path.read_text())

@@ -18,15 +18,13 @@ tests/test_search_fingerprint.py`` and review the diff.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from search_helpers import FakeEvaluator
+from search_helpers import FakeEvaluator, recorded
 
 import goboard
 from search import (
@@ -175,15 +173,14 @@ CASES: dict[str, Callable[[], list[dict[str, Any]]]] = {
 
 
 def test_fingerprints() -> None:
-    if os.environ.get("GOBOARD_REGEN_FINGERPRINT") == "1":
-        cases = {name: play() for name, play in CASES.items()}
-        lines = [f"  {json.dumps(name)}: {json.dumps(cases[name])}" for name in cases]
-        DATA.write_text("{\n" + ",\n".join(lines) + "\n}\n")
-        pytest.skip(f"regenerated {DATA.name}")
-    recorded = json.loads(DATA.read_text())
-    assert sorted(recorded) == sorted(CASES)
+    cases = recorded(
+        DATA,
+        "GOBOARD_REGEN_FINGERPRINT",
+        lambda: {name: play() for name, play in CASES.items()},
+    )
+    assert sorted(cases) == sorted(CASES)
     for name, play in CASES.items():
-        got, want = play(), recorded[name]
+        got, want = play(), cases[name]
         assert len(got) == len(want), name
         for i, (g, w) in enumerate(zip(got, want, strict=True)):
             where = f"{name}, search {i}"

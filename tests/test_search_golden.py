@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from search_helpers import FakeEvaluator, masked_priors
+from search_helpers import FakeEvaluator, masked_priors, recorded
 
 import goboard
 from search import MCTS, PUCT, AlphaGo2016, AlphaGo2016Config, SearchConfig
@@ -78,12 +77,7 @@ def _generate() -> dict[str, Any]:
 
 
 def test_golden_searches() -> None:
-    if os.environ.get("GOBOARD_REGEN_GOLDEN") == "1":
-        cases = _generate()
-        lines = [f"  {json.dumps(name)}: {json.dumps(cases[name])}" for name in cases]
-        GOLDEN.write_text("{\n" + ",\n".join(lines) + "\n}\n")
-        pytest.skip(f"regenerated {GOLDEN.name}")
-    golden = json.loads(GOLDEN.read_text())
+    golden = recorded(GOLDEN, "GOBOARD_REGEN_GOLDEN", _generate)
     assert sorted(golden) == sorted(CASES)
     for name, make in CASES.items():
         got, want = _summary(make()), golden[name]
