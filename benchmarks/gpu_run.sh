@@ -58,7 +58,7 @@ python3 -c 'import goboard, search, alphago.nets' || exit 1
 stage "CUDA tests"
 TAIL=25 run 150 cuda-tests.log python3 -m pytest -q -p no:cacheprovider \
     --durations=5 tests/test_nets_batchnorm.py tests/test_nets_precision.py \
-    tests/test_train_devices.py tests/test_cli_train.py
+    tests/test_nets_graphs.py tests/test_train_devices.py tests/test_cli_train.py
 
 stage "bench_gpu: inference and training"
 TAIL=70 run 170 bench-nets.log python3 -m pytest benchmarks/bench_gpu.py -q \
@@ -69,7 +69,7 @@ TAIL=70 run 170 bench-nets.log python3 -m pytest benchmarks/bench_gpu.py -q \
 # run_selfplay LAYOUT: one bench_gpu self-play layout (workers-parallel games)
 run_selfplay() {
     stage "bench_gpu: self-play, workers-games $1"
-    TAIL=8 run 150 "bench-sp-$1.log" python3 -m pytest benchmarks/bench_gpu.py -q \
+    TAIL=8 run 180 "bench-sp-$1.log" python3 -m pytest benchmarks/bench_gpu.py -q \
         -p no:cacheprovider -k "selfplay and $1" --benchmark-json="$out/bench-sp-$1.json"
 }
 run_selfplay 15-64
@@ -79,7 +79,7 @@ TAIL=20 run 60 profile.log python3 scripts/profile_selfplay.py --device cuda \
     --parallel-games 64 --moves 30 --top 15
 
 run_selfplay 8-64
-run_selfplay 15-128
+run_selfplay 15-128  # 3,840 games: about 150 s at 100k games/hour
 
 stage "the whole suite"
 xdist=()
