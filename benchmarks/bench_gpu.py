@@ -12,7 +12,8 @@ games/hour (issue 13). The whole module is skipped where CUDA is absent.
 - ``test_raw_forward``: the model alone on planes already on the GPU, under the same
   autocast: the ceiling the evaluator's host work is measured against.
 - ``test_train_step``: ``Learner.train_step`` (forward, loss, backward, Adam) at batch
-  256 on 19x19 for 6x64 and 20x256, per precision.
+  256 on 19x19 for 6x64 and 20x256, per precision, the step as a CUDA graph
+  (``graphs``; fp16 always runs eagerly) and not (``eager``).
 - ``test_selfplay_games_per_hour``: ``run_selfplay`` on 9x9 with the shipped 4x48
   network at 200 simulations, each of :data:`SELFPLAY` (worker processes sharing the
   GPU, games in lock-step per process; ``--selfplay-device cuda``), two rounds of games
@@ -27,6 +28,7 @@ and their rates per second.
 
 from __future__ import annotations
 
+import os
 import resource
 from functools import cache
 
@@ -46,6 +48,7 @@ from alphago.nets import NetConfig, NetEvaluator, PolicyValueNet  # noqa: E402
 from alphago.nets.precision import autocast  # noqa: E402
 from alphago.nets.shipped import shipped_weights  # noqa: E402
 from alphago.nets.weights import load_weights, weights_bytes  # noqa: E402
+from alphago.train.graphed_step import WARMUP  # noqa: E402
 from alphago.train.learner import Learner, TrainConfig  # noqa: E402
 from alphago.train.selfplay import SelfPlayConfig  # noqa: E402
 from alphago.train.workers import run_selfplay  # noqa: E402
@@ -59,6 +62,8 @@ TRAIN_BATCH = 256
 SELFPLAY = ((8, 64), (15, 64), (15, 128))
 SIMULATIONS = 200
 SMOKE_MOVES = 4
+#: Rounds of games per worker in the self-play benchmark (ALPHAGO_BENCH_ROUNDS).
+ROUNDS = int(os.environ.get("ALPHAGO_BENCH_ROUNDS", "2"))
 
 
 def _net(shape: str, size: int = 19) -> PolicyValueNet:
@@ -133,9 +138,12 @@ def test_raw_forward(bench, shape, batch, precision):
     bench.rates(positions=batch)
 
 
+@pytest.mark.parametrize("graphs", ["graphs", "eager"])
 @pytest.mark.parametrize("precision", PRECISIONS)
 @pytest.mark.parametrize("shape", list(SHAPES))
-def test_train_step(bench, shape, precision):
+def test_train_step(bench, shape, precision, graphs):
+    if graphs != "eager" and precision == "fp16":
+        pytest.skip("fp16 steps run eagerly (the loss scaler checks on the host)")
     rng = np.random.default_rng(0)
     n = 4096
     planes = (rng.random((n, 17, 19, 19)) < 0.2).astype(np.uint8)
@@ -144,16 +152,22 @@ def test_train_step(bench, shape, precision):
     value = rng.choice(np.array([-1.0, 1.0], np.float32), n)
     batch = sample_batch(Examples(planes, policy, value), rng, TRAIN_BATCH)
     learner = Learner(
-        _net(shape), TrainConfig(batch_size=TRAIN_BATCH), "cuda", precision
+        _net(shape),
+        TrainConfig(batch_size=TRAIN_BATCH),
+        "cuda",
+        precision,
+        cuda_graphs=graphs != "eager",
     )
-    out = bench(learner.train_step, *batch)  # float(loss) synchronises
+    for _ in range(WARMUP + 1):  # the eager warm-ups and the capture, untimed
+        learner.train_step(*batch)
+    out = bench(learner.train_step, *batch)  # the metrics' copy synchronises
     assert np.isfinite(out["loss"])
     bench.rates(examples=TRAIN_BATCH)
 
 
 @pytest.mark.parametrize(("workers", "parallel"), SELFPLAY)
 def test_selfplay_games_per_hour(bench, workers, parallel):
-    games = 2 * workers * parallel
+    games = ROUNDS * workers * parallel
     path = shipped_weights(9)
     assert path is not None
     net = load_weights(path)

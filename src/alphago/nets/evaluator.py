@@ -28,7 +28,6 @@ Priors are averaged after the softmax, values as they come.
 
 from __future__ import annotations
 
-import os
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -39,7 +38,7 @@ from torch import Tensor
 from goboard import symmetries
 from search.evaluator import Positions, make_rng
 
-from .graphs import GraphedForward
+from .graphs import GraphedForward, graphs_wanted
 from .model import PolicyValueNet
 from .precision import autocast, compute_dtype, resolve_device, resolve_precision
 
@@ -163,10 +162,8 @@ class NetEvaluator:
         self._host_np: NDArray[np.uint8] | None = None
         self._staged: Tensor | None = None
         self._inputs: Tensor | None = None
-        if cuda_graphs is None:
-            cuda_graphs = os.environ.get("ALPHAGO_CUDA_GRAPHS", "1") != "0"
         self._graphed = None
-        if cuda_graphs and self.device.type == "cuda":
+        if graphs_wanted(cuda_graphs) and self.device.type == "cuda":
             self._graphed = GraphedForward(
                 self.model, self.device, self.precision, self._dtype
             )

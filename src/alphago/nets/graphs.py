@@ -27,6 +27,7 @@ once on stderr and runs the network eagerly from then on.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -36,9 +37,17 @@ from torch import Tensor
 from .model import PolicyValueNet
 from .precision import autocast
 
-__all__ = ["GraphedForward", "bucket"]
+__all__ = ["GraphedForward", "bucket", "graphs_wanted"]
 
 Outputs = tuple[Tensor, Tensor, Tensor | None]
+
+
+def graphs_wanted(flag: bool | None) -> bool:
+    """Whether to use CUDA graphs: ``flag``, or when None, yes unless the
+    environment says ``ALPHAGO_CUDA_GRAPHS=0``."""
+    if flag is None:
+        return os.environ.get("ALPHAGO_CUDA_GRAPHS", "1") != "0"
+    return flag
 
 
 def bucket(rows: int) -> int:
