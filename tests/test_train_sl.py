@@ -427,6 +427,22 @@ def test_a_good_learner_state_still_loads(examples: Examples) -> None:
     assert str(learner.optimizer.state_dict()) == str(trained.optimizer.state_dict())
 
 
+def test_a_loaded_learner_shares_no_tensor_with_the_state(examples: Examples) -> None:
+    # torch's optimiser load keeps the given tensors where device and dtype already
+    # fit, so two learners in one process trained the same Adam buffers, each step
+    # counted twice (seen on a GPU, where a learner took another's state directly).
+    trained = _trained_learner(examples)
+    learner = Learner(PolicyValueNet(NET), TrainConfig(optimizer="adam", lr=1e-3))
+    learner.load_state_dict(trained.state_dict())
+
+    def storages(x: Learner) -> set[int]:
+        tensors = [t for s in x.optimizer.state.values() for t in s.values()]
+        tensors += list(x.model.state_dict().values())
+        return {t.untyped_storage().data_ptr() for t in tensors}
+
+    assert not storages(learner) & storages(trained)
+
+
 @pytest.mark.parametrize(
     "damage",
     [

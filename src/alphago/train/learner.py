@@ -368,7 +368,9 @@ class Learner:
         except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as exc:
             raise ValueError(f"not a learner state: {exc}") from None
         self.model.load_state_dict(model_state)
-        self.optimizer.load_state_dict(state["optimizer"])
+        # A copy: torch's load keeps the given tensors where they already fit, and
+        # this learner's steps must not move buffers that belong to someone else.
+        self.optimizer.load_state_dict(copy.deepcopy(state["optimizer"]))
         if self._graphed is not None:
             self._graphed.reset()
         self.step = step
