@@ -58,7 +58,8 @@ python3 -c 'import goboard, search, alphago.nets' || exit 1
 stage "CUDA tests"
 TAIL=25 run 150 cuda-tests.log python3 -m pytest -q -p no:cacheprovider \
     --durations=5 tests/test_nets_batchnorm.py tests/test_nets_precision.py \
-    tests/test_nets_graphs.py tests/test_train_devices.py tests/test_cli_train.py
+    tests/test_nets_graphs.py tests/test_train_graphs.py tests/test_train_devices.py \
+    tests/test_cli_train.py
 
 stage "bench_gpu: inference and training"
 TAIL=70 run 170 bench-nets.log python3 -m pytest benchmarks/bench_gpu.py -q \
