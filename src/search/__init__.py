@@ -1,11 +1,12 @@
 """search: Monte Carlo tree search over goboard (pure Python + numpy, no torch).
 
-PUCT (AlphaGo Zero), AlphaGo 2016 (lazy expansion, value mixed with rollouts) and plain
-UCT, one engine stepping many trees in lock-step; networks reach it only through the
+PUCT (AlphaGo Zero), AlphaGo 2016 (lazy expansion, value mixed with rollouts), plain
+UCT and Gumbel (sequential halving at the root, the improved policy as target), one
+engine stepping many trees in lock-step; networks reach it only through the
 :class:`Evaluator` protocol.
 """
 
-from .config import AlphaGo2016Config, SearchConfig, UCTConfig
+from .config import AlphaGo2016Config, GumbelConfig, SearchConfig, UCTConfig
 from .evaluator import (
     CachedEvaluator,
     Evaluator,
@@ -15,7 +16,8 @@ from .evaluator import (
     UniformEvaluator,
 )
 from .filters import MoveFilter
-from .mcts import MCTS, PUCT, UCT, AlphaGo2016, Callback, run_search
+from .gumbel import completed_q, halving_phases, improved_policy, sigma_q
+from .mcts import MCTS, PUCT, UCT, AlphaGo2016, Callback, Gumbel, run_search
 from .puct import choose_move, dirichlet_mix, puct_scores, ucb1_scores
 from .result import SearchResult
 from .tree import Tree
@@ -29,6 +31,8 @@ __all__ = [
     "CachedEvaluator",
     "Callback",
     "Evaluator",
+    "Gumbel",
+    "GumbelConfig",
     "MoveFilter",
     "Positions",
     "RolloutEvaluator",
@@ -39,8 +43,12 @@ __all__ = [
     "UCTConfig",
     "UniformEvaluator",
     "choose_move",
+    "completed_q",
     "dirichlet_mix",
+    "halving_phases",
+    "improved_policy",
     "puct_scores",
     "run_search",
+    "sigma_q",
     "ucb1_scores",
 ]

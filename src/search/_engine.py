@@ -22,7 +22,7 @@ import goboard
 from . import _step
 from ._roots import RootsMixin, Seeds, as_boards, make_rngs
 from ._step import Idx, ScoreFn, Walks
-from .config import SearchConfig, UCTConfig, _Common
+from .config import GumbelConfig, SearchConfig, UCTConfig, _Common
 from .evaluator import TRUSTED, Evaluator, Positions, RolloutPolicy, check_output
 from .filters import MoveFilter, filter_legal
 from .puct import ucb1_scores
@@ -34,6 +34,12 @@ __all__ = ["MCTS", "Callback"]
 Callback = Callable[[list[SearchResult]], None]
 I64 = NDArray[np.int64]
 _JITTER_ROWS = 64
+#: The config type each selection rule needs.
+_RULES: dict[str, type[_Common]] = {
+    "puct": SearchConfig,
+    "ucb1": UCTConfig,
+    "gumbel": GumbelConfig,
+}
 
 
 def _puct_scorer(t: Tree) -> ScoreFn:
@@ -58,7 +64,8 @@ def _puct_scorer(t: Tree) -> ScoreFn:
 
 
 class MCTS(RootsMixin):
-    """The search engine behind ``PUCT``, ``AlphaGo2016`` and ``UCT`` (search.mcts).
+    """The search engine behind ``PUCT``, ``AlphaGo2016``, ``UCT`` (search.mcts) and
+    ``Gumbel``.
 
     Args:
         evaluator: priors and values for leaves.
@@ -70,7 +77,8 @@ class MCTS(RootsMixin):
             one seed or Generator per game. Game g's stream drives only game g's noise
             and move choice, so G games searched together give the same results as G
             single-tree searches seeded alike.
-        rule: ``"puct"`` or ``"ucb1"``.
+        rule: ``"puct"``, ``"ucb1"`` or ``"gumbel"`` (whose selection
+            ``search.Gumbel`` supplies).
         rollout: rollout policy whose values are mixed into leaf values by
             ``mix_lambda``.
         mix_lambda: weight of the rollout value.
@@ -91,11 +99,12 @@ class MCTS(RootsMixin):
     ) -> None:
         if not isinstance(config, _Common):
             raise TypeError(
-                "config must be a SearchConfig, AlphaGo2016Config or UCTConfig"
+                "config must be a SearchConfig, AlphaGo2016Config, UCTConfig or "
+                "GumbelConfig"
             )
-        if rule not in ("puct", "ucb1"):
-            raise ValueError(f"rule must be 'puct' or 'ucb1', not {rule!r}")
-        wanted = SearchConfig if rule == "puct" else UCTConfig
+        wanted = _RULES.get(rule)
+        if wanted is None:
+            raise ValueError(f"rule must be one of {sorted(_RULES)}, not {rule!r}")
         if not isinstance(config, wanted):
             raise TypeError(f"rule {rule!r} needs a {wanted.__name__}")
         if not hasattr(evaluator, "evaluate"):

@@ -6,6 +6,8 @@ Three configurations, one per search (they share the limits and the move choice)
 - :class:`AlphaGo2016Config`: PUCT plus AlphaGo 2016's expansion threshold and the mix
   of the value network with rollout outcomes.
 - :class:`UCTConfig`: plain UCB1 over random rollouts (the pure-MCTS baseline).
+- :class:`GumbelConfig`: Gumbel root sampling with sequential halving, completed-Q
+  selection below the root (Danihelka et al., ICLR 2022).
 
 Glossary:
 
@@ -31,7 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["AlphaGo2016Config", "SearchConfig", "UCTConfig"]
+__all__ = ["AlphaGo2016Config", "GumbelConfig", "SearchConfig", "UCTConfig"]
 
 
 def _is_int(value: object) -> bool:
@@ -179,3 +181,37 @@ class UCTConfig(_Common):
         _check_common(self)
         _real("exploration", self.exploration, 0.0)
         _int("rollouts_per_leaf", self.rollouts_per_leaf, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class GumbelConfig(_Common):
+    """Gumbel search (Danihelka, Guez, Schrittwieser, Silver, ICLR 2022): at the root,
+    sequential halving over the ``considered_actions`` best moves by Gumbel noise plus
+    the prior's logits; below it, the improved policy's deterministic selection.
+
+    - ``considered_actions``: moves drawn at the root (m; fewer if fewer are legal).
+    - ``c_visit``, ``c_scale``: ``sigma(q) = (c_visit + max_b N(b)) * c_scale * q``
+      (the paper's 50 and 1.0), ``q`` rescaled to [0, 1].
+    - ``gumbel_scale``: the Gumbel noise's weight; 0 plays the prior's and the search's
+      best move without sampling (match play), 1 is the paper's self-play setting.
+
+    The move is the sequential-halving winner, already a sample through the noise, so
+    ``temperature`` must stay 0.
+    """
+
+    considered_actions: int = 16
+    c_visit: float = 50.0
+    c_scale: float = 1.0
+    gumbel_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        _check_common(self)
+        if self.temperature != 0:
+            raise ValueError(
+                "temperature must be 0 for Gumbel (the Gumbel noise samples the move; "
+                "see gumbel_scale)"
+            )
+        _int("considered_actions", self.considered_actions, 1)
+        _real("c_visit", self.c_visit, 0.0)
+        _real("c_scale", self.c_scale, 0.0)
+        _real("gumbel_scale", self.gumbel_scale, 0.0)

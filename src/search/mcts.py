@@ -1,4 +1,4 @@
-"""Monte Carlo tree search over goboard: one engine, three searches.
+"""Monte Carlo tree search over goboard: one engine, four searches.
 
 :class:`MCTS` runs G independent trees in lock-step (G = 1 is the single-tree search:
 the same code). Each *step* walks ``leaves_per_batch`` paths down every active tree
@@ -16,6 +16,8 @@ The searches differ in the selection rule and the leaf value:
   ``expansion_threshold`` visits; leaf value ``(1 - lambda) * v + lambda * z``, ``z``
   from a rollout evaluator (random C playouts by default).
 - :class:`UCT`: UCB1 over random rollouts, unvisited moves first.
+- :class:`Gumbel` (Danihelka et al. 2022): sequential halving over Gumbel-sampled root
+  moves, the improved policy's deterministic rule below (search._gumbel).
 
 Finished games inside the tree are scored by the rules (the sign of the Tromp-Taylor
 score from the side to move), never by the evaluator.
@@ -28,12 +30,13 @@ from collections.abc import Sequence
 import goboard
 
 from ._engine import MCTS, Callback
+from ._gumbel import Gumbel
 from ._roots import Seeds, as_boards, make_rngs
-from .config import AlphaGo2016Config, SearchConfig, UCTConfig, _Common
+from .config import AlphaGo2016Config, GumbelConfig, SearchConfig, UCTConfig, _Common
 from .evaluator import Evaluator, RolloutEvaluator, RolloutPolicy, UniformEvaluator
 from .result import SearchResult
 
-__all__ = ["MCTS", "PUCT", "UCT", "AlphaGo2016", "Callback", "run_search"]
+__all__ = ["MCTS", "PUCT", "UCT", "AlphaGo2016", "Callback", "Gumbel", "run_search"]
 
 
 class PUCT(MCTS):
@@ -111,13 +114,18 @@ def run_search(
     config: _Common | None = None,
     rng: Seeds = None,
 ) -> SearchResult:
-    """Search one position once: PUCT, AlphaGo2016 or UCT according to ``config``'s type
-    (default: PUCT with the uniform evaluator)."""
+    """Search one position once: PUCT, AlphaGo2016, UCT or Gumbel according to
+    ``config``'s type (default: PUCT with the uniform evaluator)."""
     evaluator = UniformEvaluator() if evaluator is None else evaluator
     if isinstance(config, UCTConfig):
         return UCT(board, config, rng).search()
     if isinstance(config, AlphaGo2016Config):
         return AlphaGo2016(evaluator, board, config, rng).search()
+    if isinstance(config, GumbelConfig):
+        return Gumbel(evaluator, board, config, rng).search()
     if config is not None and not isinstance(config, SearchConfig):
-        raise TypeError("config must be a SearchConfig, AlphaGo2016Config or UCTConfig")
+        raise TypeError(
+            "config must be a SearchConfig, AlphaGo2016Config, UCTConfig or "
+            "GumbelConfig"
+        )
     return PUCT(evaluator, board, config, rng).search()

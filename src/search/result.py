@@ -20,8 +20,9 @@ class SearchResult:
         q: float64 [A], each child's mean value from the root's side to move, in
             [-1, 1]; NaN for moves never visited (no estimate exists; use
             ``np.nan_to_num`` or ``visits > 0`` to mask).
-        pi: float64 [A], the visit distribution ``visits / visits.sum()`` (the training
-            target); if nothing was visited, the renormalised legal priors.
+        pi: float64 [A], the training target: the visit distribution
+            ``visits / visits.sum()`` (if nothing was visited, the renormalised legal
+            priors); for ``search.Gumbel``, its improved policy (below).
         move: the chosen move (point, or N*N for pass), per the temperature.
         value: mean value of the root from its side to move, in [-1, 1].
         pv: principal variation: moves along the most visited children.
@@ -29,6 +30,9 @@ class SearchResult:
         resign: the root value and the best move's Q are both below the configured
             resignation threshold.
         elapsed: seconds the search took.
+        improved_policy: float64 [A] for ``search.Gumbel``: ``softmax(logits +
+            sigma(completed Q))`` over the legal moves, 0 on the others (see
+            :mod:`search.gumbel`); None for the other searches.
     """
 
     visits: NDArray[np.int64] = field(repr=False)
@@ -40,6 +44,7 @@ class SearchResult:
     num_simulations: int
     resign: bool = False
     elapsed: float = 0.0
+    improved_policy: NDArray[np.float64] | None = field(default=None, repr=False)
 
     @property
     def best_q(self) -> float:

@@ -27,6 +27,9 @@ Glossary of the arrays (``A`` = N*N + 1 actions, pass last):
   chosen) or :data:`TERMINAL` (the game is over there).
 - ``terminal_value [G, M+1]`` float32: for terminal nodes, the rules value (+1/-1/0 by
   the sign of the score) from the node's side to move.
+- ``net_value [G, M+1]`` float64: the evaluator's value of the node from its own side
+  to move, kept by the searches that need it apart from the backed-up mean
+  (``search.Gumbel``'s completed Q); 0 where none was stored.
 - ``prior [G, M+1, A]`` float32: renormalised priors over the legal moves; ``-inf``
   marks illegal moves. Valid where ``state`` is ``EXPANDED``.
 - ``children [G, M+1, A]`` int32: child node per action, ``-1`` if not created yet.
@@ -97,6 +100,7 @@ class Tree:
         self.virtual = np.zeros((g, m + 1), dtype=np.int32)
         self.state = np.zeros((g, m + 1), dtype=np.int8)
         self.terminal_value = np.zeros((g, m + 1), dtype=np.float32)
+        self.net_value = np.zeros((g, m + 1), dtype=np.float64)
         self.prior = np.zeros((g, m + 1, a), dtype=np.float32)
         self.children = np.full((g, m + 1, a), -1, dtype=np.int32)
         self.parent = np.full((g, m + 1), -1, dtype=np.int32)
@@ -115,6 +119,7 @@ class Tree:
         self.virtual_flat = self.virtual.reshape(-1)
         self.state_flat = self.state.reshape(-1)
         self.terminal_value_flat = self.terminal_value.reshape(-1)
+        self.net_value_flat = self.net_value.reshape(-1)
         self.prior_rows = self.prior.reshape(g * (m + 1), a)
         self.children_rows = self.children.reshape(g * (m + 1), a)
         self.parent_flat = self.parent.reshape(-1)
@@ -151,6 +156,7 @@ class Tree:
         self.virtual[g, rows] = 0
         self.state[g, rows] = UNEXPANDED
         self.terminal_value[g, rows] = 0.0
+        self.net_value[g, rows] = 0.0
         self.children[g, rows] = -1
         self.parent[g, rows] = -1
         self.action[g, rows] = -1
@@ -187,6 +193,7 @@ class Tree:
             self.virtual,
             self.state,
             self.terminal_value,
+            self.net_value,
             self.prior,
             self.edge_n,
             self.edge_q,
