@@ -129,13 +129,14 @@ def test_train_rl_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     args += ["--parallel-games", "2", "--updates", "2", "--epochs", "1"]
     args += ["--batch", "8", "--gate-games", "2", "--eval-simulations", "2"]
     args += ["--baseline-every", "0", "--workers", "1", "--threads", "1"]
-    args += ["--no-progress", "--seed", "4"]
+    args += ["--no-progress", "--seed", "4", "--search", "gumbel"]
     assert main(args) == 0
     assert "step 2" in capsys.readouterr().out
     state = load_checkpoint(run / "checkpoint.pt")
     assert (state["iteration"], state["phase"]) == (1, "selfplay")
     assert state["games"] == 2 and state["learner"]["step"] == 2
     assert state["rl_config"]["selfplay"]["simulations"] == 4
+    assert state["rl_config"]["selfplay"]["search"] == "gumbel"
     assert state["rl_config"]["seed"] == 4
     assert load_weights(run / "best.pt").config.board_size == SIZE
     kinds = [r["kind"] for r in read_metrics(run / "metrics.jsonl")]

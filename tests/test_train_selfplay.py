@@ -262,6 +262,38 @@ def test_config_validation() -> None:
             SelfPlayConfig(**bad)
 
 
+def test_gumbel_search_trains_on_the_improved_policy() -> None:
+    # Four root moves and 12 simulations visit a handful of moves; the improved
+    # policy puts weight on every legal move the search may play, and nothing else.
+    config = dataclasses.replace(
+        CONFIG, search="gumbel", considered_actions=4, temperature_moves=1000
+    )
+    result = play_games(net(), config, 3, seed=3)
+    assert_same(result, play_games(net(), config, 3, seed=3))
+    policy = result.examples.policy
+    np.testing.assert_allclose(policy.sum(axis=1), 1.0, rtol=1e-5)
+    row = 0
+    for record in result.records:
+        for board, colour, move in replay_positions(record, "agz17"):
+            if move < 0:
+                break
+            legal = board.legal_mask()
+            points = board.legal_moves()[:-1]
+            eyes = [p for p in points if board.is_true_eye(p, colour)]
+            searched = legal.copy()
+            searched[eyes] = False
+            assert ((policy[row] > 0) == searched).all()
+            row += 1
+    assert row == len(policy)
+    puct = play_games(net(), dataclasses.replace(config, search="puct"), 3, seed=3)
+    assert (np.count_nonzero(puct.examples.policy, axis=1) <= 12 + 1).any()
+    with pytest.raises(ValueError, match="search"):
+        SelfPlayConfig(search="ucb")
+    with pytest.raises(ValueError, match="considered_actions"):
+        SelfPlayConfig(considered_actions=0)
+    assert SelfPlayConfig(considered_actions=5).gumbel_config().considered_actions == 5
+
+
 def test_board_size_mismatch() -> None:
     with pytest.raises(ValueError, match="5x5"):
         play_games(net(), SelfPlayConfig(size=9), 1, seed=0)

@@ -210,6 +210,13 @@ def add_training_commands(sub: Any) -> None:
         help="self-play simulations per move (default 200)",
     )
     rl.add_argument(
+        "--search",
+        choices=("puct", "gumbel"),
+        default="puct",
+        help="self-play search: puct (AlphaGo Zero) or gumbel (sequential halving, "
+        "trains on the improved policy; default puct)",
+    )
+    rl.add_argument(
         "--parallel-games",
         type=int,
         default=32,
@@ -441,7 +448,10 @@ def _train_rl(args: argparse.Namespace, device: str, precision: str | None) -> i
     from alphago.train.selfplay import SelfPlayConfig
 
     selfplay = SelfPlayConfig(
-        simulations=args.simulations, parallel_games=args.parallel_games, size=args.size
+        simulations=args.simulations,
+        parallel_games=args.parallel_games,
+        size=args.size,
+        search=args.search,
     )
     config = RLConfig(
         iterations=args.iterations,

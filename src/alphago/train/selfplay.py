@@ -2,26 +2,30 @@
 
 :func:`play_games` plays whole games of a network against itself and returns training
 examples (:class:`alphago.data.examples.Examples`) and game records. Up to
-``parallel_games`` games are in flight in one ``search.PUCT`` engine, their trees
-stepped in lock-step, so the network sees batches of about ``parallel_games *
-leaves_per_batch`` positions; when a game ends its tree starts the next game until
-``games`` games have started. :func:`selfplay_job` is the same from a weights file's
-bytes: the picklable entry point of the worker processes and Ray tasks of
-:mod:`alphago.train.workers`.
+``parallel_games`` games are in flight in one ``search.PUCT`` engine (``search.Gumbel``
+with ``search="gumbel"``), their trees stepped in lock-step, so the network sees
+batches of about ``parallel_games * leaves_per_batch`` positions; when a game ends its
+tree starts the next game until ``games`` games have started. :func:`selfplay_job` is
+the same from a weights file's bytes: the picklable entry point of the worker
+processes and Ray tasks of :mod:`alphago.train.workers`.
 
 Glossary:
 
 - *position*: one searched root; it becomes one example ``(planes, pi, z)``.
-- *pi*: the root's visit counts normalised (reused subtree visits included), the
-  policy target, taken before the temperature is applied to choose the move.
+- *pi*: the policy target: the root's visit counts normalised (reused subtree visits
+  included), taken before the temperature is applied to choose the move; with the
+  Gumbel search, its improved policy (``search.SearchResult.improved_policy``), which
+  learns from every move's value rather than from the visits alone.
 - *z*: the final outcome for the side to move at that position: +1 win, -1 loss,
   0 tie. Outcomes come from the Tromp-Taylor area score (``board.score()``, komi
   included) or from a resignation.
 - *temperature moves*: the first ``temperature_moves`` moves of a game are sampled in
   proportion to the visit counts (temperature 1, for opening variety); later moves
-  take the most visited move.
+  take the most visited move. PUCT only: the Gumbel search plays its sequential-halving
+  winner, already a sample through the Gumbel noise.
 - *root noise*: Dirichlet(alpha) noise mixed into every root's priors with weight
-  ``dirichlet_epsilon`` (exploration of moves the network dislikes).
+  ``dirichlet_epsilon`` (exploration of moves the network dislikes). PUCT only: the
+  Gumbel search explores through its root sampling.
 - *resignation check*: with a ``resign_threshold`` a player resigns when its root value
   and the best move's value both fall below ``-resign_threshold``. As in AlphaGo Zero
   a fraction ``resign_check_fraction`` of the games never resigns; in those the first
@@ -77,6 +81,9 @@ __all__ = [
 ]
 
 _SEARCH_DEFAULTS = search.SearchConfig()
+# SelfPlayConfig's field ``search`` hides the module inside the class's annotations.
+_PUCTConfig = search.SearchConfig
+_GumbelConfig = search.GumbelConfig
 _PLAYER = "selfplay"
 Progress = Callable[[int], None]
 
@@ -120,6 +127,9 @@ class SelfPlayConfig:
         resign_check_fraction: fraction of games that never resign (false positive
             measurement; module docstring).
         size, komi, rules: the game (``rules`` a goboard preset name or Rules).
+        search: ``"puct"`` (AlphaGo Zero) or ``"gumbel"`` (``search.Gumbel``: fewer
+            simulations go further, and the target is the improved policy).
+        considered_actions: root moves the Gumbel search samples (its m).
     """
 
     simulations: int = 200
@@ -136,6 +146,8 @@ class SelfPlayConfig:
     size: int = 9
     komi: float = 7.5
     rules: str | goboard.Rules = "chinese"
+    search: str = "puct"
+    considered_actions: int = 16
 
     def __post_init__(self) -> None:
         _check_int("simulations", self.simulations, 1)
@@ -150,10 +162,14 @@ class SelfPlayConfig:
         if self.resign_threshold is not None:
             _check_real("resign_threshold", self.resign_threshold, 0.0, 1.0)
         _check_real("resign_check_fraction", self.resign_check_fraction, 0.0, 1.0)
+        if self.search not in ("puct", "gumbel"):
+            raise ValueError(f"search must be 'puct' or 'gumbel', not {self.search!r}")
+        _check_int("considered_actions", self.considered_actions, 1)
         goboard.coords.check_size(self.size)
         goboard.Rules.coerce(self.rules)
         self.new_board()  # komi
         self.search_config()  # everything else the search checks
+        self.gumbel_config()
 
     @property
     def move_cap(self) -> int:
@@ -164,7 +180,7 @@ class SelfPlayConfig:
         """The empty board a game starts from."""
         return goboard.Board(self.size, self.komi, self.rules)
 
-    def search_config(self) -> search.SearchConfig:
+    def search_config(self) -> _PUCTConfig:
         """The PUCT configuration of every move's search (moves are chosen here, so
         its temperature is 0)."""
         threshold = self.resign_threshold
@@ -176,6 +192,16 @@ class SelfPlayConfig:
             dirichlet_alpha=self.dirichlet_alpha,
             dirichlet_fraction=self.dirichlet_epsilon,
             temperature=0.0,
+            resign_threshold=None if threshold is None else -float(threshold),
+        )
+
+    def gumbel_config(self) -> _GumbelConfig:
+        """The Gumbel configuration of every move's search (``search="gumbel"``)."""
+        threshold = self.resign_threshold
+        return search.GumbelConfig(
+            num_simulations=self.simulations,
+            leaves_per_batch=self.leaves_per_batch,
+            considered_actions=self.considered_actions,
             resign_threshold=None if threshold is None else -float(threshold),
         )
 
@@ -284,9 +310,10 @@ def _choose(
     config: SelfPlayConfig,
     rng: np.random.Generator,
 ) -> int:
-    """The move to play: sampled early, most visited later, never an early pass."""
+    """The move to play: sampled early, most visited later (PUCT) or the search's
+    (Gumbel), never an early pass."""
     move = result.move
-    if len(game.moves) < config.temperature_moves:
+    if config.search == "puct" and len(game.moves) < config.temperature_moves:
         move = search.choose_move(result.visits, 1.0, rng)
     return pass_rules(game.board, dataclasses.replace(result, move=move)).move
 
@@ -349,12 +376,12 @@ def play_games(
     live: list[_Game | None] = [new_game() for _ in range(slots)]
     order = list(range(slots))  # start index of each slot's game
     started = slots
-    engine = search.PUCT(
-        evaluator,
-        [g.board for g in live if g is not None],
-        config.search_config(),
-        search_rng,
-    )
+    boards = [g.board for g in live if g is not None]
+    engine: search.MCTS
+    if config.search == "gumbel":
+        engine = search.Gumbel(evaluator, boards, config.gumbel_config(), search_rng)
+    else:
+        engine = search.PUCT(evaluator, boards, config.search_config(), search_rng)
     capacity = engine.tree.capacity
     done: dict[int, _Finished] = {}
     while True:
