@@ -46,8 +46,9 @@ class Gumbel(MCTS):
 
     Its results' ``pi`` and ``improved_policy`` are both the improved policy (the
     training target) and ``move`` is the sequential-halving winner: the best by ``g +
-    logits + sigma(completed Q)`` among the moves still in play that reached the
-    furthest (with one simulation, the best by ``g + logits``). Arguments as for
+    logits + sigma(completed Q)`` among the moves still in play, only those visited in
+    the current phase if the budget ran out before the others' turn (so one
+    simulation plays the best by ``g + logits``). Arguments as for
     :class:`search.PUCT`; game g's noise comes from game g's stream alone, so G games
     searched together give the same results as G single-game searches seeded alike.
     """
