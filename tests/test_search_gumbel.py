@@ -15,6 +15,7 @@ from search_helpers import FakeEvaluator, board_output, random_move
 
 import goboard
 from search import (
+    MCTS,
     Gumbel,
     GumbelConfig,
     MoveFilter,
@@ -378,6 +379,8 @@ def test_config_and_argument_errors() -> None:
     board = goboard.Board(5)
     with pytest.raises(TypeError):
         Gumbel(FakeEvaluator(), board, SearchConfig())  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="rule"):  # the engine alone has no such rule
+        MCTS(FakeEvaluator(), board, GumbelConfig(), rule="gumbel")
     s = Gumbel(FakeEvaluator(), board, GumbelConfig(num_simulations=4))
     with pytest.raises(ValueError, match="temperature"):
         s.search(temperature=1.0)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,7 +23,7 @@ import goboard
 from . import _step
 from ._roots import RootsMixin, Seeds, as_boards, make_rngs
 from ._step import Idx, ScoreFn, Walks
-from .config import GumbelConfig, SearchConfig, UCTConfig, _Common
+from .config import SearchConfig, UCTConfig, _Common
 from .evaluator import TRUSTED, Evaluator, Positions, RolloutPolicy, check_output
 from .filters import MoveFilter, filter_legal
 from .puct import ucb1_scores
@@ -34,12 +35,6 @@ __all__ = ["MCTS", "Callback"]
 Callback = Callable[[list[SearchResult]], None]
 I64 = NDArray[np.int64]
 _JITTER_ROWS = 64
-#: The config type each selection rule needs.
-_RULES: dict[str, type[_Common]] = {
-    "puct": SearchConfig,
-    "ucb1": UCTConfig,
-    "gumbel": GumbelConfig,
-}
 
 
 def _puct_scorer(t: Tree) -> ScoreFn:
@@ -77,13 +72,19 @@ class MCTS(RootsMixin):
             one seed or Generator per game. Game g's stream drives only game g's noise
             and move choice, so G games searched together give the same results as G
             single-tree searches seeded alike.
-        rule: ``"puct"``, ``"ucb1"`` or ``"gumbel"`` (whose selection
-            ``search.Gumbel`` supplies).
+        rule: ``"puct"`` or ``"ucb1"`` (``search.Gumbel`` adds ``"gumbel"``).
         rollout: rollout policy whose values are mixed into leaf values by
             ``mix_lambda``.
         mix_lambda: weight of the rollout value.
         expansion_threshold: a leaf gets its priors on this visit.
     """
+
+    #: The config type each selection rule needs (a subclass supplying its own
+    #: selection adds its rule).
+    _rules: ClassVar[dict[str, type[_Common]]] = {
+        "puct": SearchConfig,
+        "ucb1": UCTConfig,
+    }
 
     def __init__(
         self,
@@ -102,9 +103,9 @@ class MCTS(RootsMixin):
                 "config must be a SearchConfig, AlphaGo2016Config, UCTConfig or "
                 "GumbelConfig"
             )
-        wanted = _RULES.get(rule)
+        wanted = self._rules.get(rule)
         if wanted is None:
-            raise ValueError(f"rule must be one of {sorted(_RULES)}, not {rule!r}")
+            raise ValueError(f"rule must be one of {sorted(self._rules)}, not {rule!r}")
         if not isinstance(config, wanted):
             raise TypeError(f"rule {rule!r} needs a {wanted.__name__}")
         if not hasattr(evaluator, "evaluate"):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,7 +30,7 @@ from . import _step
 from ._engine import MCTS, Callback
 from ._roots import Seeds
 from ._step import Idx
-from .config import GumbelConfig
+from .config import GumbelConfig, _Common
 from .evaluator import Evaluator
 from .gumbel import completed_q, halving_phases, improved_policy, log_prior, sigma_q
 from .result import SearchResult
@@ -52,6 +53,8 @@ class Gumbel(MCTS):
     :class:`search.PUCT`; game g's noise comes from game g's stream alone, so G games
     searched together give the same results as G single-game searches seeded alike.
     """
+
+    _rules: ClassVar[dict[str, type[_Common]]] = {"gumbel": GumbelConfig}
 
     def __init__(
         self,
