@@ -4,6 +4,7 @@ the move it plays, lock-step games, and properties on random positions."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -329,6 +330,21 @@ def test_lockstep_games_equal_single_searches(leaves: int) -> None:
         np.testing.assert_array_equal(batched[g].q, single.q)
         np.testing.assert_array_equal(batched[g].pi, single.pi)
         assert batched[g].move == single.move and batched[g].pv == single.pv
+
+
+def test_per_game_budgets_set_each_games_halving() -> None:
+    boards = [goboard.Board(7, komi=0.5) for _ in range(3)]
+    boards[2].play(24)
+    cfg = GumbelConfig(num_simulations=50, leaves_per_batch=4, considered_actions=8)
+    seeds, budgets = [31, 32, 33], [6, 50, 21]
+    batched = Gumbel(FakeEvaluator(), boards, cfg, rng=seeds).run(simulations=budgets)
+    assert [r.num_simulations for r in batched] == budgets
+    for g, board in enumerate(boards):
+        alone = replace(cfg, num_simulations=budgets[g])
+        single = Gumbel(FakeEvaluator(), board, alone, rng=seeds[g]).search()
+        np.testing.assert_array_equal(batched[g].visits, single.visits)
+        np.testing.assert_array_equal(batched[g].pi, single.pi)
+        assert batched[g].move == single.move
 
 
 def test_virtual_loss_spreads_the_walks_of_a_step() -> None:

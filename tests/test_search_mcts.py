@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 
@@ -213,6 +214,55 @@ def test_batched_equals_single_for_the_same_seeds() -> None:
     np.testing.assert_array_equal(
         part[1].visits, PUCT(FakeEvaluator(), boards[0], cfg, rng=11).search().visits
     )
+
+
+def test_per_game_budgets_and_root_noise() -> None:
+    boards = [goboard.Board(7, komi=0.5) for _ in range(3)]
+    boards[1].play(24)
+    cfg = SearchConfig(
+        num_simulations=40,
+        leaves_per_batch=4,
+        dirichlet_fraction=0.25,
+        dirichlet_alpha=0.3,
+        temperature=1.0,
+    )
+    plain = dataclasses.replace(cfg, dirichlet_fraction=0.0)
+    seeds = [11, 12, 13]
+    budgets, noise = [5, 40, 17], [True, False, True]
+    s = PUCT(FakeEvaluator(), boards, cfg, rng=seeds)
+    results = s.run(simulations=np.array(budgets), root_noise=noise)
+    assert [r.num_simulations for r in results] == budgets
+    assert [int(r.visits.sum()) for r in results] == budgets
+    # Each game as if searched alone with its budget (and, without noise, as with a
+    # noiseless config: no noise is drawn from its stream).
+    for g, board in enumerate(boards):
+        alone = dataclasses.replace(
+            cfg if noise[g] else plain, num_simulations=budgets[g]
+        )
+        single = PUCT(FakeEvaluator(), board, alone, rng=seeds[g]).search()
+        np.testing.assert_array_equal(results[g].visits, single.visits)
+        assert results[g].move == single.move
+    # Given in full, the defaults change nothing.
+    default = PUCT(FakeEvaluator(), boards, cfg, rng=seeds).run()
+    given = PUCT(FakeEvaluator(), boards, cfg, rng=seeds).run(
+        simulations=[40] * 3, root_noise=[True] * 3
+    )
+    for a, b in zip(default, given, strict=True):
+        np.testing.assert_array_equal(a.visits, b.visits)
+        assert a.move == b.move
+    # A root searched again without noise gets its clean priors back.
+    s.run([0], root_noise=[False])
+    clean = PUCT(FakeEvaluator(), boards[0], plain)
+    clean.search()
+    np.testing.assert_array_equal(s.tree.prior[0, 0], clean.tree.prior[0, 0])
+    with pytest.raises(ValueError, match="simulations has 2 entries for 3 games"):
+        s.run(simulations=[4, 4])
+    with pytest.raises(ValueError, match="simulations must be >= 1"):
+        s.run([1, 2], simulations=[4, 0])
+    with pytest.raises(TypeError, match="simulations"):
+        s.run([0], simulations=[2.5])
+    with pytest.raises(TypeError, match="root_noise"):
+        s.run([0], root_noise=[1])
 
 
 def test_one_evaluator_call_per_step_for_all_games() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,6 +35,18 @@ __all__ = ["MCTS", "Callback"]
 Callback = Callable[[list[SearchResult]], None]
 I64 = NDArray[np.int64]
 _JITTER_ROWS = 64
+
+
+def _per_game(name: str, values: object, games: int, kinds: str) -> NDArray[Any]:
+    """``values`` checked as a 1-d array of one entry per game, of a numpy dtype kind
+    in ``kinds`` ("iu": ints, "b": bools); int64 for ints."""
+    array = np.asarray(values)
+    if array.dtype.kind not in kinds or array.ndim != 1:
+        what = "bools" if kinds == "b" else "ints"
+        raise TypeError(f"{name} must be a sequence of {what}")
+    if array.size != games:
+        raise ValueError(f"{name} has {array.size} entries for {games} games")
+    return array if kinds == "b" else array.astype(np.int64)
 
 
 def _puct_scorer(t: Tree) -> ScoreFn:
@@ -225,6 +237,8 @@ class MCTS(RootsMixin):
         self,
         games: Sequence[int] | None = None,
         *,
+        simulations: Sequence[int] | NDArray[np.integer[Any]] | None = None,
+        root_noise: Sequence[bool] | NDArray[np.bool_] | None = None,
         callback: Callback | None = None,
         every: int | None = None,
         every_seconds: float | None = None,
@@ -233,13 +247,21 @@ class MCTS(RootsMixin):
     ) -> list[SearchResult]:
         """Search the roots of ``games`` (default: all) and return one result each.
 
-        The search of a game ends after ``num_simulations`` simulations or when its tree
-        is full; all end at ``time_limit``, on :meth:`stop` (which also clears at the
-        start of a run) or when ``stop_event`` is set.
+        The search of a game ends after its simulations (``num_simulations``, or its
+        entry of ``simulations``) or when its tree is full; all end at
+        ``time_limit``, on :meth:`stop` (which also clears at the start of a run) or
+        when ``stop_event`` is set.
 
         Args:
             games: which trees to search (distinct indices; their games must not be
                 over).
+            simulations: one budget (>= 1) per game of ``games``, in their order, in
+                place of ``num_simulations``: games searched in lock-step with
+                different budgets (self-play's playout cap randomisation). A budget
+                above ``num_simulations`` may fill the tree first.
+            root_noise: one flag per game of ``games``: False searches that root
+                without Dirichlet noise this run (default: the config's noise for
+                all; searches without root noise ignore it).
             callback: called between steps with the current results of ``games`` (the
                 moves in them are the most visited, not sampled).
             every: call back after at least this many simulations (all games together).
@@ -248,16 +270,27 @@ class MCTS(RootsMixin):
             temperature: overrides ``config.temperature`` for the final move choice.
 
         Raises:
-            ValueError: a bad game index, or a game that is over.
+            ValueError: a bad game index, a game that is over, or a budget < 1.
+            TypeError, ValueError: ``simulations`` or ``root_noise`` not one int
+                (bool) per game.
         """
         start = time.monotonic()
         chosen = self._check_games(games)
         self._stop.clear()
         cfg = self.config
         deadline = None if cfg.time_limit is None else start + cfg.time_limit
-        self._prepare_roots(chosen)
-        remaining = np.zeros(self.games, dtype=np.int64)
-        remaining[chosen] = cfg.num_simulations
+        budgets = np.full(chosen.size, cfg.num_simulations, dtype=np.int64)
+        if simulations is not None:
+            budgets = _per_game("simulations", simulations, chosen.size, "iu")
+            if budgets.size and budgets.min() < 1:
+                raise ValueError(f"simulations must be >= 1, not {budgets.min()}")
+        noise = np.ones(chosen.size, dtype=np.bool_)
+        if root_noise is not None:
+            noise = _per_game("root_noise", root_noise, chosen.size, "b")
+        self._prepare_roots(chosen, budgets, noise)
+        budget = np.zeros(self.games, dtype=np.int64)
+        budget[chosen] = budgets
+        remaining = budget.copy()
         since_sims, since_time = 0, start
         active = chosen[self._has_room(chosen)]
         left = remaining[active]  # remaining simulations of the active games
@@ -274,7 +307,7 @@ class MCTS(RootsMixin):
                 or (every_seconds is not None and now - since_time >= every_seconds)
             ):
                 remaining[active] = left
-                done = cfg.num_simulations - remaining
+                done = budget - remaining
                 callback(self._results(chosen, done, now - start, final=False))
                 since_sims, since_time = 0, now
             sims = self._step(active, left)
@@ -286,7 +319,7 @@ class MCTS(RootsMixin):
                 keep = (left > 0) & self._has_room(active)
                 active, left = active[keep], left[keep]
         remaining[active] = left
-        done = cfg.num_simulations - remaining
+        done = budget - remaining
         tau = cfg.temperature if temperature is None else float(temperature)
         return self._results(chosen, done, time.monotonic() - start, tau=tau)
 

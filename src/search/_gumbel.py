@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -88,18 +88,23 @@ class Gumbel(MCTS):
         self,
         games: Sequence[int] | None = None,
         *,
+        simulations: Sequence[int] | NDArray[np.integer[Any]] | None = None,
+        root_noise: Sequence[bool] | NDArray[np.bool_] | None = None,
         callback: Callback | None = None,
         every: int | None = None,
         every_seconds: float | None = None,
         stop_event: threading.Event | None = None,
         temperature: float | None = None,
     ) -> list[SearchResult]:
-        """As :meth:`search.MCTS.run`; a positive ``temperature`` is refused (the
-        Gumbel noise samples the move)."""
+        """As :meth:`search.MCTS.run` (the halving phases follow each game's
+        budget; ``root_noise`` has no Dirichlet noise to turn off here); a positive
+        ``temperature`` is refused (the Gumbel noise samples the move)."""
         if temperature:
             raise ValueError("Gumbel takes no temperature; see gumbel_scale")
         return super().run(
             games,
+            simulations=simulations,
+            root_noise=root_noise,
             callback=callback,
             every=every,
             every_seconds=every_seconds,
@@ -166,9 +171,12 @@ class Gumbel(MCTS):
 
     # -- the engine's hooks ----------------------------------------------------
 
-    def _prepare_roots(self, games: I64) -> None:
-        """Evaluate the roots, draw the noise, choose the moves and plan the phases."""
-        super()._prepare_roots(games)
+    def _prepare_roots(
+        self, games: I64, budgets: I64, noise: NDArray[np.bool_]
+    ) -> None:
+        """Evaluate the roots, draw the noise, choose the moves and plan the phases
+        (each game's by its own budget)."""
+        super()._prepare_roots(games, budgets, noise)
         t, cfg = self.tree, self._gumbel
         prior = t.prior[games, 0]
         noise = np.stack([self._rngs[g].gumbel(size=t.num_actions) for g in games])
@@ -184,8 +192,9 @@ class Gumbel(MCTS):
         self._sent[games] = 0
         self._phase[games] = 0
         self._floor[games] = 0
-        n = cfg.num_simulations
-        for g, m in zip(games.tolist(), considered.tolist(), strict=True):
+        for g, n, m in zip(
+            games.tolist(), budgets.tolist(), considered.tolist(), strict=True
+        ):
             visits = np.cumsum([k for _, k in halving_phases(n, m)])
             self._targets[g] = [*visits[:-1].tolist(), int(_UNBOUNDED)]
             self._target[g] = self._targets[g][0]

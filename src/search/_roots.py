@@ -107,8 +107,13 @@ class RootsMixin:
             raise ValueError(f"game {int(chosen[over][0])} is over; nothing to search")
         return chosen
 
-    def _prepare_roots(self, games: I64) -> None:
-        """Evaluate roots without priors; mix fresh Dirichlet noise into root priors."""
+    def _prepare_roots(
+        self, games: I64, budgets: I64, noise: NDArray[np.bool_]
+    ) -> None:
+        """Evaluate roots without priors; mix fresh Dirichlet noise into the root
+        priors of the games flagged in ``noise`` ([K], as ``games``), the clean ones
+        back into the others'. ``budgets`` [K] are the games' simulations this run
+        (for searches that plan by them)."""
         t = self.tree
         roots = games * t.stride
         todo = roots[t.state_flat[roots] != EXPANDED]
@@ -123,8 +128,13 @@ class RootsMixin:
             t.sync_edges(todo)
         if self._noise <= 0.0:
             return
-        for g in games.tolist():
+        for g, on in zip(games.tolist(), noise.tolist(), strict=True):
             saved = self._noise_saved[g]
+            if not on:
+                if saved is not None:
+                    t.prior[g, 0] = saved
+                    self._noise_saved[g] = None
+                continue
             if saved is None:
                 saved = t.prior[g, 0].copy()
                 self._noise_saved[g] = saved
