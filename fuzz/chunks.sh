@@ -15,7 +15,8 @@
 # goes to CORPUS.chunks.tsv: end time, exit status, inputs, running total, coverage;
 # a chunk that fails keeps its log as CORPUS.fail-TIME.log, findings go to
 # CORPUS.artifacts/. The series stops at a chunk that reports no inputs run (a set-up
-# error, or a finding libFuzzer ended without its statistics).
+# error, or a finding libFuzzer ended without its statistics). Exit status 1 if any
+# chunk failed or the series stopped early.
 set -uo pipefail
 surface=${1:?usage: fuzz/chunks.sh SURFACE TOTAL CHUNK CORPUS [VENV]}
 total=${2:?} chunk=${3:?} corpus=${4:?} venv=${5:-}
@@ -25,6 +26,7 @@ mkdir -p "$corpus.artifacts"
 flags=(-runs="$chunk" -print_final_stats=1 -rss_limit_mb=8000
     -artifact_prefix="$corpus.artifacts/")
 done_=0
+status=0
 while [ "$done_" -lt "$total" ]; do
     log="$corpus.chunk.log"
     if [ -n "$venv" ]; then
@@ -40,6 +42,13 @@ while [ "$done_" -lt "$total" ]; do
     done_=$((done_ + ${n:-0}))
     printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$rc" "${n:-0}" "$done_" \
         "$cov" >>"$corpus.chunks.tsv"
-    [ "$rc" -ne 0 ] && cp "$log" "$corpus.fail-$(date +%s).log"
-    [ "${n:-0}" -eq 0 ] && break
+    if [ "$rc" -ne 0 ]; then
+        status=1
+        cp "$log" "$corpus.fail-$(date +%s).log"
+    fi
+    if [ "${n:-0}" -eq 0 ]; then
+        status=1
+        break
+    fi
 done
+exit "$status"
