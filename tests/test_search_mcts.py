@@ -260,9 +260,9 @@ def test_per_game_budgets_and_root_noise() -> None:
     with pytest.raises(ValueError, match="simulations must be >= 1"):
         s.run([1, 2], simulations=[4, 0])
     with pytest.raises(TypeError, match="simulations"):
-        s.run([0], simulations=[2.5])
+        s.run([0], simulations=[2.5])  # type: ignore[list-item]
     with pytest.raises(TypeError, match="root_noise"):
-        s.run([0], root_noise=[1])
+        s.run([0], root_noise=[1])  # type: ignore[list-item]
 
 
 def test_one_evaluator_call_per_step_for_all_games() -> None:

@@ -7,6 +7,7 @@ examples are checked against records replayed on fresh boards.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,11 +19,13 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from nets_helpers import tiny_net  # noqa: E402
+from search_helpers import FakeEvaluator  # noqa: E402
 
 import goboard  # noqa: E402
 from alphago.nets import PolicyValueNet, load_weights, save_weights  # noqa: E402
 from alphago.nets.weights import weights_bytes  # noqa: E402
 from alphago.sgf import GameRecord, start_board  # noqa: E402
+from alphago.train import selfplay as selfplay_module  # noqa: E402
 from alphago.train.selfplay import (  # noqa: E402
     SelfPlayConfig,
     SelfPlayResult,
@@ -30,7 +33,7 @@ from alphago.train.selfplay import (  # noqa: E402
     selfplay_job,
 )
 from alphago.train.workers import SEED_STRIDE, Job, plan_jobs, run_selfplay  # noqa: E402
-from search import SearchConfig  # noqa: E402
+from search import MCTS, PUCT, Gumbel, SearchConfig, SearchResult  # noqa: E402
 
 SIZE = 5
 CONFIG = SelfPlayConfig(
@@ -58,6 +61,7 @@ def assert_same(a: SelfPlayResult, b: SelfPlayResult) -> None:
     assert a.moves == b.moves
     assert a.resign_false_positives == b.resign_false_positives
     assert a.resign_checked == b.resign_checked
+    assert a.cheap_moves == b.cheap_moves
 
 
 def replay_positions(record: GameRecord, kind: str) -> Iterator[tuple[Any, ...]]:
@@ -292,6 +296,161 @@ def test_gumbel_search_trains_on_the_improved_policy() -> None:
     with pytest.raises(ValueError, match="considered_actions"):
         SelfPlayConfig(considered_actions=0)
     assert SelfPlayConfig(considered_actions=5).gumbel_config().considered_actions == 5
+
+
+# -- playout cap randomisation --------------------------------------------------------
+
+CAP = dataclasses.replace(CONFIG, full_search_fraction=0.25, cheap_simulations=3)
+
+
+def digest(result: SelfPlayResult) -> str:
+    h = hashlib.sha256()
+    ex = result.examples
+    for array in (ex.planes, ex.policy, ex.value):
+        h.update(np.ascontiguousarray(array).tobytes())
+    h.update(repr([r.moves for r in result.records]).encode())
+    return h.hexdigest()[:16]
+
+
+@pytest.fixture
+def fake_net(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Self-play's evaluator becomes the search tests' fake: pure numpy, so the games
+    are the same on every machine."""
+    monkeypatch.setattr(
+        selfplay_module, "NetEvaluator", lambda *args, **kwargs: FakeEvaluator()
+    )
+
+
+class Searches:
+    """Wraps ``run`` of the search class ``cls``: the budgets and root-noise flags
+    each call asked for, and the simulations its searches ran."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, cls: type[MCTS]) -> None:
+        self.asked: list[int] = []
+        self.noise: list[bool] = []
+        self.ran: list[int] = []
+        self.resign: list[bool] = []
+        original = cls.run
+
+        def run(engine: MCTS, *args: Any, **kwargs: Any) -> list[SearchResult]:
+            results = original(engine, *args, **kwargs)
+            self.asked += np.asarray(kwargs["simulations"]).tolist()
+            self.noise += np.asarray(kwargs["root_noise"]).tolist()
+            self.ran += [r.num_simulations for r in results]
+            self.resign += [r.resign for r in results]
+            return results
+
+        monkeypatch.setattr(cls, "run", run)
+
+
+@pytest.mark.usefixtures("fake_net")
+@pytest.mark.parametrize(
+    ("search", "pinned"), [("puct", "702c5b9a7372c58d"), ("gumbel", "68cb853daf88c5e2")]
+)
+def test_without_the_playout_cap_the_games_are_as_before(
+    search: str, pinned: str
+) -> None:
+    # Digests of the examples and moves of the code before the playout cap existed.
+    config = dataclasses.replace(CONFIG, search=search)
+    assert digest(play_games(net(), config, 4, seed=11)) == pinned
+    unused = dataclasses.replace(config, cheap_simulations=3)
+    assert digest(play_games(net(), unused, 4, seed=11)) == pinned
+
+
+@pytest.mark.usefixtures("fake_net")
+def test_a_quarter_of_the_moves_become_examples(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    searches = Searches(monkeypatch, PUCT)
+    result = play_games(net(), CAP, 6, seed=5)
+    moves = sum(len(r.moves) for r in result.records)
+    assert result.moves == moves == 212 == len(searches.ran)  # no resignation here
+    # Pinned for this seed (the draws come from the seed alone). Why 59 is right: a
+    # Binomial(212, 0.25) count is within 4 standard deviations (6.3 each) of
+    # 212 / 4 = 53 but for a chance of about 6e-5.
+    examples = len(result.examples)
+    assert examples == result.full_moves == 59
+    assert result.cheap_moves == moves - examples
+    assert abs(examples - moves / 4) <= 4 * (moves * 0.25 * 0.75) ** 0.5
+    # Full searches ran the full budget with root noise, cheap ones 3 without.
+    full = np.array(searches.asked) == CAP.simulations
+    assert set(searches.asked) == {12, 3} and int(full.sum()) == examples
+    assert searches.noise == full.tolist()
+    assert searches.ran == searches.asked
+    assert_same(result, play_games(net(), CAP, 6, seed=5))
+    twice = SelfPlayResult.merge([result, result])
+    assert (twice.cheap_moves, twice.full_moves) == (2 * (moves - 59), 2 * 59)
+
+
+@pytest.mark.parametrize(("search", "cls"), [("puct", PUCT), ("gumbel", Gumbel)])
+def test_only_full_searches_become_examples(
+    monkeypatch: pytest.MonkeyPatch, search: str, cls: type[MCTS]
+) -> None:
+    # One game at a time: the searches come in the order of the records' moves.
+    config = dataclasses.replace(CAP, parallel_games=1, search=search)
+    searches = Searches(monkeypatch, cls)
+    result = play_games(net(), config, 3, seed=2)
+    full = iter(np.array(searches.asked) == config.simulations)
+    ex = result.examples
+    row = 0
+    for record in result.records:
+        winner = winner_of(record)
+        for board, colour, move in replay_positions(record, "agz17"):
+            if move < 0:
+                break
+            if not next(full):
+                continue
+            np.testing.assert_array_equal(
+                ex.planes[row], board.features("agz17", dtype=np.uint8)
+            )
+            assert ex.value[row] == winner * colour
+            row += 1
+    assert row == len(ex) == result.full_moves > 0
+    assert next(full, None) is None
+    assert set(searches.asked) == {config.simulations, config.cheap_budget}
+    # A full tree ends a search early (a reused subtree may nearly fill one).
+    assert (np.array(searches.ran) <= searches.asked).all()
+
+
+@pytest.mark.usefixtures("fake_net")
+def test_resignation_after_either_kind_of_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    config = dataclasses.replace(
+        CAP,
+        full_search_fraction=0.5,
+        resign_threshold=0.0,
+        resign_check_fraction=0.0,
+    )
+    searches = Searches(monkeypatch, PUCT)
+    result = play_games(net(), config, 6, seed=8)
+    resigned = sum(r.result.endswith("+R") for r in result.records if r.result)
+    # Every game may resign: its first search that says so ends it, full or cheap.
+    assert resigned == sum(searches.resign) > 0
+    assert len(searches.ran) == result.moves + resigned
+    kinds = {n for n, r in zip(searches.asked, searches.resign, strict=True) if r}
+    assert kinds == {config.simulations, config.cheap_budget}
+    assert result.full_moves == len(result.examples)
+
+
+def test_playout_cap_config() -> None:
+    assert SelfPlayConfig().full_search_fraction == 1.0
+    assert SelfPlayConfig(simulations=200).cheap_budget == 40
+    assert SelfPlayConfig(simulations=3).cheap_budget == 1
+    assert SelfPlayConfig(cheap_simulations=7).cheap_budget == 7
+    for bad in (0.0, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="full_search_fraction"):
+            SelfPlayConfig(full_search_fraction=bad)
+    with pytest.raises(TypeError, match="full_search_fraction"):
+        SelfPlayConfig(full_search_fraction="0.5")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="cheap_simulations must be >= 1"):
+        SelfPlayConfig(cheap_simulations=0)
+    with pytest.raises(ValueError, match="cheap_simulations must be < simulations"):
+        SelfPlayConfig(simulations=12, cheap_simulations=12, full_search_fraction=0.5)
+    with pytest.raises(ValueError, match="cheap_simulations must be < simulations"):
+        SelfPlayConfig(simulations=1, full_search_fraction=0.5)  # default 1
+    # Unused at fraction 1, so any budget will do.
+    assert SelfPlayConfig(simulations=12, cheap_simulations=50).cheap_budget == 50
 
 
 def test_board_size_mismatch() -> None:

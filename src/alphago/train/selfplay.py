@@ -11,7 +11,14 @@ processes and Ray tasks of :mod:`alphago.train.workers`.
 
 Glossary:
 
-- *position*: one searched root; it becomes one example ``(planes, pi, z)``.
+- *position*: one searched root; after a full search it becomes one example
+  ``(planes, pi, z)``.
+- *playout cap randomisation* (KataGo; Wu 2019, "Accelerating Self-Play Learning in
+  Go"): with ``full_search_fraction`` < 1, each move of each game is drawn to be a
+  *full search* (``simulations``, with probability ``full_search_fraction``) or a
+  *cheap search* (``cheap_simulations``, without root noise). Only full searches
+  become examples, since a cheap search's visits make a poor policy target; the
+  cheap ones make games faster, so more games (value targets) come per CPU-hour.
 - *pi*: the policy target: the root's visit counts normalised (reused subtree visits
   included), taken before the temperature is applied to choose the move; with the
   Gumbel search, its improved policy (``search.SearchResult.improved_policy``), which
@@ -23,9 +30,9 @@ Glossary:
   proportion to the visit counts (temperature 1, for opening variety); later moves
   take the most visited move. PUCT only: the Gumbel search plays its sequential-halving
   winner, already a sample through the Gumbel noise.
-- *root noise*: Dirichlet(alpha) noise mixed into every root's priors with weight
-  ``dirichlet_epsilon`` (exploration of moves the network dislikes). PUCT only: the
-  Gumbel search explores through its root sampling.
+- *root noise*: Dirichlet(alpha) noise mixed into every full search's root priors
+  with weight ``dirichlet_epsilon`` (exploration of moves the network dislikes). PUCT
+  only: the Gumbel search explores through its root sampling.
 - *resignation check*: with a ``resign_threshold`` a player resigns when its root value
   and the best move's value both fall below ``-resign_threshold``. As in AlphaGo Zero
   a fraction ``resign_check_fraction`` of the games never resigns; in those the first
@@ -40,9 +47,9 @@ pick pass, and pi keeps its visits. A game ends on two passes, a resignation, or
 ``max_moves`` moves, where it is scored as it stands (the record's comment says so).
 
 Determinism: one seed fixes everything (root noise, symmetries, move sampling, which
-games may resign), given the same device, precision and torch thread count (the
-network's arithmetic, and so a close call between two moves, may differ between
-them).
+games may resign, which moves get full searches), given the same device, precision
+and torch thread count (the network's arithmetic, and so a close call between two
+moves, may differ between them).
 
 Device: the evaluator runs on ``device`` (default the CPU): ``"cuda"`` puts each
 worker's network on the GPU, where the lock-step games of a worker make one batch of
@@ -130,6 +137,13 @@ class SelfPlayConfig:
         search: ``"puct"`` (AlphaGo Zero) or ``"gumbel"`` (``search.Gumbel``: fewer
             simulations go further, and the target is the improved policy).
         considered_actions: root moves the Gumbel search samples (its m).
+        full_search_fraction: probability that a move gets a full search of
+            ``simulations`` and becomes an example (playout cap randomisation,
+            module docstring; KataGo 0.25); 1.0, the default, searches every move
+            fully.
+        cheap_simulations: the budget of the other moves' searches (cheap: no
+            root noise, not examples); None: ``simulations // 5``, at least 1. Must
+            be below ``simulations`` when ``full_search_fraction`` < 1.
     """
 
     simulations: int = 200
@@ -148,6 +162,8 @@ class SelfPlayConfig:
     rules: str | goboard.Rules = "chinese"
     search: str = "puct"
     considered_actions: int = 16
+    full_search_fraction: float = 1.0
+    cheap_simulations: int | None = None
 
     def __post_init__(self) -> None:
         _check_int("simulations", self.simulations, 1)
@@ -165,6 +181,16 @@ class SelfPlayConfig:
         if self.search not in ("puct", "gumbel"):
             raise ValueError(f"search must be 'puct' or 'gumbel', not {self.search!r}")
         _check_int("considered_actions", self.considered_actions, 1)
+        _check_real(
+            "full_search_fraction", self.full_search_fraction, 0.0, 1.0, low_open=True
+        )
+        if self.cheap_simulations is not None:
+            _check_int("cheap_simulations", self.cheap_simulations, 1)
+        if self.full_search_fraction < 1 and self.cheap_budget >= self.simulations:
+            raise ValueError(
+                f"cheap_simulations must be < simulations ({self.simulations}) "
+                f"when full_search_fraction < 1, not {self.cheap_budget}"
+            )
         goboard.coords.check_size(self.size)
         goboard.Rules.coerce(self.rules)
         self.new_board()  # komi
@@ -175,6 +201,13 @@ class SelfPlayConfig:
     def move_cap(self) -> int:
         """``max_moves`` or its default, 2 * N * N."""
         return 2 * self.size * self.size if self.max_moves is None else self.max_moves
+
+    @property
+    def cheap_budget(self) -> int:
+        """``cheap_simulations`` or its default, ``simulations // 5`` (at least 1)."""
+        if self.cheap_simulations is None:
+            return max(1, self.simulations // 5)
+        return self.cheap_simulations
 
     def new_board(self) -> goboard.Board:
         """The empty board a game starts from."""
@@ -211,13 +244,16 @@ class SelfPlayResult:
     """What :func:`play_games` produced.
 
     Attributes:
-        examples: one example per move played, game by game in ``records`` order.
+        examples: one example per move played after a full search, game by game in
+            ``records`` order.
         records: the games (result set; comment None unless the game hit the move
             cap or was a resignation check where someone would have resigned).
-        moves: moves played (``len(examples)``).
+        moves: moves played (every move of the records).
         seconds: wall-clock seconds (a merge adds them up: worker time).
         resign_false_positives: check games whose would-be resigner did not lose.
         resign_checked: check games in which someone would have resigned.
+        cheap_moves: moves played after a cheap search (playout cap
+            randomisation), which are not examples.
     """
 
     examples: Examples
@@ -226,6 +262,12 @@ class SelfPlayResult:
     seconds: float = 0.0
     resign_false_positives: int = 0
     resign_checked: int = 0
+    cheap_moves: int = 0
+
+    @property
+    def full_moves(self) -> int:
+        """Moves played after a full search: ``len(examples)``."""
+        return self.moves - self.cheap_moves
 
     @staticmethod
     def merge(results: Sequence[SelfPlayResult]) -> SelfPlayResult:
@@ -239,17 +281,19 @@ class SelfPlayResult:
             sum(r.seconds for r in results),
             sum(r.resign_false_positives for r in results),
             sum(r.resign_checked for r in results),
+            sum(r.cheap_moves for r in results),
         )
 
 
 @dataclass(slots=True)
 class _Game:
-    """A game in flight: its board and the positions seen so far."""
+    """A game in flight: its board, its moves and the examples so far."""
 
     board: goboard.Board
     can_resign: bool
     planes: list[NDArray[np.uint8]] = field(default_factory=list)  # [C, N, N] each
     policy: list[NDArray[np.float32]] = field(default_factory=list)  # [A] each
+    movers: list[int] = field(default_factory=list)  # side to move of each example
     moves: list[tuple[int, int]] = field(default_factory=list)
     would_resign: tuple[int, int] | None = None  # (colour, move number)
 
@@ -258,7 +302,7 @@ class _Game:
 class _Finished:
     planes: list[NDArray[np.uint8]]
     policy: list[NDArray[np.float32]]
-    value: NDArray[np.float32]  # [moves]
+    value: NDArray[np.float32]  # [examples]
     record: GameRecord
     false_positive: bool
     checked: bool
@@ -274,7 +318,7 @@ def _finish(game: _Game, config: SelfPlayConfig) -> _Finished:
         winner = -board.resigned
     else:
         winner = int(np.sign(board.score()))
-    movers = np.array([c for c, _ in game.moves], dtype=np.float32)
+    movers = np.array(game.movers, dtype=np.float32)
     comment = None
     if not board.is_over:
         comment = f"stopped at the move cap ({config.move_cap}), scored as it stands"
@@ -311,7 +355,13 @@ def _choose(
     rng: np.random.Generator,
 ) -> int:
     """The move to play: sampled early, most visited later (PUCT) or the search's
-    (Gumbel), never an early pass."""
+    (Gumbel), never an early pass.
+
+    Cheap searches choose alike: their coarser visits still sample the opening, which
+    keeps the games as varied as with full searches only, and later they play the
+    most visited move as KataGo's fast searches do. The Gumbel noise is the Gumbel
+    search's move sampling (its temperature), so cheap Gumbel searches keep it too.
+    """
     move = result.move
     if config.search == "puct" and len(game.moves) < config.temperature_moves:
         move = search.choose_move(result.visits, 1.0, rng)
@@ -361,8 +411,10 @@ def play_games(
     kind = net.input_planes
     if games == 0:
         return SelfPlayResult(Examples.empty(config.size, kind))
-    streams = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4)]
-    eval_rng, search_rng, move_rng, resign_rng = streams
+    # A fifth stream for the playout cap: spawn(5)'s first four are spawn(4)'s, so
+    # runs without it keep their games.
+    streams = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(5)]
+    eval_rng, search_rng, move_rng, resign_rng, cap_rng = streams
     evaluator = NetEvaluator(
         model, device, symmetries="random", seed=eval_rng, precision=precision
     )
@@ -388,9 +440,14 @@ def play_games(
         active = [g for g in range(slots) if live[g] is not None]
         if not active:
             break
-        results = engine.run(active)
-        roots = np.asarray(active, dtype=np.int64) * capacity
-        planes = engine.pool.features(roots, kind, dtype=np.uint8)
+        full = np.ones(len(active), dtype=np.bool_)
+        if config.full_search_fraction < 1.0:
+            full = cap_rng.random(len(active)) < config.full_search_fraction
+        budgets = np.where(full, config.simulations, config.cheap_budget)
+        results = engine.run(active, simulations=budgets, root_noise=full)
+        roots = np.asarray(active, dtype=np.int64)[full] * capacity
+        planes = engine.pool.features(roots, kind, dtype=np.uint8)  # full ones only
+        rows = np.cumsum(full) - 1
         for j, (g, result) in enumerate(zip(active, results, strict=True)):
             game = live[g]
             assert game is not None
@@ -404,8 +461,10 @@ def play_games(
                 if result.resign and game.would_resign is None:
                     game.would_resign = (colour, len(game.moves))
                 move = _choose(game, result, config, move_rng)
-                game.planes.append(planes[j])
-                game.policy.append(result.pi.astype(np.float32))
+                if full[j]:
+                    game.planes.append(planes[rows[j]])
+                    game.policy.append(result.pi.astype(np.float32))
+                    game.movers.append(colour)
                 board.play(move)
                 game.moves.append((colour, move))
                 over = board.is_over or len(game.moves) >= config.move_cap
@@ -439,13 +498,15 @@ def _collect(
             np.concatenate([f.value for f in finished]),
             kind,
         )
+    moves = sum(len(f.record.moves) for f in finished)
     return SelfPlayResult(
         examples,
         [f.record for f in finished],
-        len(examples),
+        moves,
         time.monotonic() - start,
         sum(f.false_positive for f in finished),
         sum(f.checked for f in finished),
+        moves - len(examples),
     )
 
 
