@@ -4,7 +4,8 @@ A :class:`Player` searches a position and returns a ``search.SearchResult``; it 
 estimates the final owner of every point (for dead stones and analysis output). Two
 implementations share one base:
 
-- :class:`SearchPlayer`: ``search.PUCT`` over any ``search.Evaluator`` (a network).
+- :class:`SearchPlayer`: ``search.PUCT`` or ``search.Gumbel`` over any
+  ``search.Evaluator`` (a network).
 - :class:`UCTPlayer`: ``search.UCT`` with random C playouts, the default engine until a
   trained network ships.
 
@@ -34,6 +35,8 @@ from numpy.typing import NDArray
 
 import goboard
 import search
+
+from .player_rounds import search_in_rounds
 
 __all__ = [
     "Candidate",
@@ -148,15 +151,19 @@ def candidates_from_result(
     priors: NDArray[np.float64] | None = None,
     pvs: dict[int, list[int]] | None = None,
 ) -> list[Candidate]:
-    """The visited root moves, most visited first.
+    """The visited root moves, most visited first; a Gumbel search's move first.
 
     Without ``priors`` the visit distribution stands in; without ``pvs`` a move's
     variation is the move alone (the most visited one gets ``result.pv``).
     """
     visits = result.visits
+    # Gumbel's move is the halving winner by score; the finalists share the last
+    # phase's visits, so it is often not the most visited: it leads as the move
+    # the engine plays.
+    first = result.move if result.improved_policy is not None else -1
     order = sorted(
         (int(m) for m in np.flatnonzero(visits > 0)),
-        key=lambda m: (-int(visits[m]), m),
+        key=lambda m: (m != first, -int(visits[m]), m),
     )
     out: list[Candidate] = []
     for m in order:
@@ -181,12 +188,24 @@ def _playout_ownership(board: goboard.Board, n: int, seed: int) -> NDArray[np.fl
     return owners.astype(np.float64) / n
 
 
+def _one_game(on_result: OnResult | None) -> search.Callback | None:
+    """The engine's callback (results of all games) for a one-game ``on_result``."""
+    if on_result is None:
+        return None
+    sink = on_result
+
+    def callback(results: list[search.SearchResult]) -> None:
+        sink(results[0])
+
+    return callback
+
+
 class _TreePlayer:
     """Shared machinery: tree reuse, time budget, streaming, ownership."""
 
     def __init__(
         self,
-        config: search.SearchConfig | search.UCTConfig,
+        config: search.SearchConfig | search.GumbelConfig | search.UCTConfig,
         seed: int,
         ownership_playouts: int,
         name: str,
@@ -261,21 +280,25 @@ class _TreePlayer:
                 config = dataclasses.replace(config, time_limit=float(time_budget))
             if simulations is not None:
                 config = dataclasses.replace(config, num_simulations=simulations)
-            mcts.config = config
-            callback = None
-            if on_result is not None:
-                sink = on_result
-
-                def callback(results: list[search.SearchResult]) -> None:
-                    sink(results[0])
-
-            result = mcts.search(
-                callback=callback, every_seconds=every_seconds, stop_event=stop
-            )
+            result = self._search(mcts, config, on_result, every_seconds, stop)
             if not filters:  # a pass inside an allow list stays a pass
                 result = pass_rules(board, result)
             self._our_move = result.move
             return result
+
+    def _search(
+        self,
+        mcts: search.MCTS,
+        config: search.SearchConfig | search.GumbelConfig | search.UCTConfig,
+        on_result: OnResult | None,
+        every_seconds: float | None,
+        stop: threading.Event | None,
+    ) -> search.SearchResult:
+        """One search of ``mcts``'s root under ``config``."""
+        mcts.config = config
+        return mcts.search(
+            callback=_one_game(on_result), every_seconds=every_seconds, stop_event=stop
+        )
 
     def candidates(self, result: search.SearchResult) -> list[Candidate]:
         """Root moves of the latest search with priors and per-move variations.
@@ -365,19 +388,31 @@ class _TreePlayer:
 
 
 class SearchPlayer(_TreePlayer):
-    """``search.PUCT`` over any evaluator (a network, or the uniform one in tests)."""
+    """A network's search: ``search.PUCT`` for a ``search.SearchConfig``,
+    ``search.Gumbel`` for a ``search.GumbelConfig`` (over any evaluator: a network,
+    or a fake one in tests).
+
+    Sequential halving plans its phases for a known budget, so a Gumbel search asked
+    for more simulations than ``config.num_simulations`` (an analysis searching until
+    the next command) runs as rounds of at most that many
+    (:func:`alphago.player_rounds.search_in_rounds`).
+    """
 
     def __init__(
         self,
         evaluator: search.Evaluator,
-        config: search.SearchConfig | None = None,
+        config: search.SearchConfig | search.GumbelConfig | None = None,
         seed: int = 0,
         ownership_playouts: int = 64,
         name: str = "alphago",
     ) -> None:
         config = search.SearchConfig() if config is None else config
-        if type(config) is not search.SearchConfig:
-            raise TypeError("SearchPlayer needs a search.SearchConfig")
+        if type(config) is not search.SearchConfig and not isinstance(
+            config, search.GumbelConfig
+        ):
+            raise TypeError(
+                "SearchPlayer needs a search.SearchConfig or a search.GumbelConfig"
+            )
         super().__init__(config, seed, ownership_playouts, name)
         self.evaluator = evaluator
 
@@ -394,9 +429,26 @@ class SearchPlayer(_TreePlayer):
         return super().ownership(board)
 
     def _make_search(self, board: goboard.Board) -> search.MCTS:
-        assert isinstance(self.config, search.SearchConfig)
         seed = int(self._rng.integers(2**62))
+        if isinstance(self.config, search.GumbelConfig):
+            return search.Gumbel(self.evaluator, board, self.config, seed)
+        assert isinstance(self.config, search.SearchConfig)
         return search.PUCT(self.evaluator, board, self.config, seed)
+
+    def _search(
+        self,
+        mcts: search.MCTS,
+        config: search.SearchConfig | search.GumbelConfig | search.UCTConfig,
+        on_result: OnResult | None,
+        every_seconds: float | None,
+        stop: threading.Event | None,
+    ) -> search.SearchResult:
+        if not isinstance(config, search.GumbelConfig):
+            return super()._search(mcts, config, on_result, every_seconds, stop)
+        round_size = self.config.num_simulations
+        return search_in_rounds(
+            mcts, config, round_size, on_result, every_seconds, stop
+        )
 
 
 class UCTPlayer(_TreePlayer):

@@ -7,6 +7,10 @@ Under ``serve`` the search runs until the next command (pondering: the tree is r
 and bounded by ``--analysis-memory``), or to ``--analysis-visits``; once it stops the
 stream repeats the final report every interval. ``*-genmove_analyze`` stream the
 same way during a ``genmove`` and end with ``play <vertex>``. Formats: :mod:`.analysis`.
+
+A Gumbel player (``--search gumbel``) analyses beyond a move's budget in rounds of
+that budget over one tree (:mod:`alphago.player_rounds`: sequential halving needs
+its budget in advance); its candidates lead with the move it would play.
 """
 
 from __future__ import annotations
