@@ -311,6 +311,55 @@ def test_gtp_command_with_weights(tmp_path: Path) -> None:
     assert proc.stdout.startswith("= ")
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["gtp", "--search", "gumbel", "--uct"], "--search gumbel and --uct exclude"),
+        (["play", "--search", "gumbel", "--uct"], "--search gumbel and --uct exclude"),
+        (["gtp", "--considered-actions", "8"], "need --search gumbel"),
+        (["analysis", "--gumbel-scale", "1"], "need --search gumbel"),
+        (["play", "--search", "gumbel", "--considered-actions", "0"], "must be >= 1"),
+    ],
+)
+def test_bad_search_options_are_one_line_errors(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"alphago {argv[0]}: error: ")
+    assert message in err
+
+
+@needs_gtp
+def test_gtp_genmove_with_the_gumbel_search(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from alphago.cli import build_parser, player_choice
+    from alphago.gtp import Engine
+    from alphago.nets import NetConfig, PolicyValueNet, save_weights
+    from alphago.player import SearchPlayer
+
+    path = tmp_path / "tiny.pt"
+    save_weights(PolicyValueNet(NetConfig(board_size=5, blocks=1, filters=8)), path)
+    argv = ["gtp", "--weights", str(path), "--simulations", "8", "--search", "gumbel"]
+    args = build_parser().parse_args([*argv, "--considered-actions", "4"])
+    assert (args.search, args.considered_actions, args.gumbel_scale) == (
+        "gumbel",
+        4,
+        None,
+    )
+    assert build_parser().parse_args(argv[:1]).search == "puct"  # the default
+    choice = player_choice(args)
+    engine = Engine(choice.player_for(5), board_size=5, players=choice.player_for)
+    player = engine.player
+    assert isinstance(player, SearchPlayer)
+    assert isinstance(player.config, search.GumbelConfig)
+    assert player.config.considered_actions == 4 and player.config.gumbel_scale == 0
+    answer = engine.handle("genmove b")
+    assert answer is not None and answer.startswith("= ")
+    move = goboard.coords.from_gtp(answer[2:].strip(), 5)
+    assert engine.moves == [(goboard.BLACK, move)]
+
+
 def _engine_args(*argv: str) -> object:
     from alphago.cli import build_parser
 

@@ -70,9 +70,53 @@ def test_uct_everywhere_with_uct() -> None:
     assert isinstance(e.player, UCTPlayer)
 
 
+def test_gumbel_search_over_a_network(tiny_net_5x5: Path) -> None:
+    import search
+
+    log: list[str] = []
+    spec = PlayerSpec(simulations=8, weights=str(tiny_net_5x5), search="gumbel")
+    e = choice_engine(spec, log)
+    assert isinstance(e.player, SearchPlayer)
+    config = e.player.config
+    assert isinstance(config, search.GumbelConfig)
+    # Match play: no noise, the default number of moves, the same limits as PUCT.
+    assert (config.gumbel_scale, config.considered_actions) == (0.0, 16)
+    assert config.num_simulations == 8 and config.max_nodes == tree_nodes(5, 1024, 24)
+    assert "5x5: Gumbel search over" in log[0]
+    assert ok(e, "genmove b")
+    asked = PlayerSpec(
+        weights=str(tiny_net_5x5), search="gumbel", considered_actions=4, gumbel_scale=1
+    )
+    player = PlayerChoice(asked, log.append).player_for(5)
+    assert isinstance(player, SearchPlayer)
+    config = player.config
+    assert isinstance(config, search.GumbelConfig)
+    assert (config.gumbel_scale, config.considered_actions) == (1.0, 4)
+
+
+def test_gumbel_where_no_network_ships_says_it_plays_uct() -> None:
+    log: list[str] = []
+    e = choice_engine(PlayerSpec(simulations=8, search="gumbel"), log)
+    assert e.size == 19 and isinstance(e.player, UCTPlayer)
+    assert "19x19: plain UCT" in log[0] and "no Gumbel search" in log[0]
+
+
 def test_spec_checks() -> None:
     with pytest.raises(ValueError, match="exclude"):
         PlayerSpec(uct=True, weights="x.pt")
+    with pytest.raises(ValueError, match="--search gumbel and --uct exclude"):
+        PlayerSpec(uct=True, search="gumbel")
+    with pytest.raises(ValueError, match="need --search gumbel"):
+        PlayerSpec(considered_actions=8)
+    with pytest.raises(ValueError, match="need --search gumbel"):
+        PlayerSpec(gumbel_scale=1.0)
+    with pytest.raises(ValueError, match="--search must be"):
+        PlayerSpec(search="uct")
+    with pytest.raises(ValueError, match="--considered-actions must be"):
+        PlayerSpec(search="gumbel", considered_actions=0)
+    for scale in (-1.0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="--gumbel-scale must be"):
+            PlayerSpec(search="gumbel", gumbel_scale=scale)
     with pytest.raises(ValueError):
         PlayerSpec(simulations=0)
     with pytest.raises(ValueError):

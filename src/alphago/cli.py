@@ -96,6 +96,29 @@ def _add_player_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="plain UCT with random playouts, no network",
     )
+    p.add_argument(
+        "--search",
+        choices=("puct", "gumbel"),
+        default="puct",
+        help="the network's search: puct (AlphaGo Zero) or gumbel (sequential halving "
+        "over the prior's best moves, Danihelka et al. 2022; default %(default)s)",
+    )
+    p.add_argument(
+        "--considered-actions",
+        type=int,
+        default=None,
+        metavar="M",
+        help="with --search gumbel: root moves sequential halving starts from "
+        "(default 16)",
+    )
+    p.add_argument(
+        "--gumbel-scale",
+        type=float,
+        default=None,
+        metavar="S",
+        help="with --search gumbel: weight of the Gumbel noise at the root (default "
+        "0: the same move every time; 1 samples the move as self-play does)",
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument(
         "--threads", type=int, default=None, help="torch threads for the network"
@@ -272,6 +295,9 @@ def player_choice(args: argparse.Namespace) -> PlayerChoice:
         precision=None if args.precision == "auto" else args.precision,
         threads=args.threads,
         analysis_memory_mb=args.analysis_memory,
+        search=args.search,
+        considered_actions=args.considered_actions,
+        gumbel_scale=args.gumbel_scale,
     )
     if not args.uct:
         check_device_options(args)

@@ -10,12 +10,18 @@ caches it:
   for that network, and a silent switch to a much weaker player would mislead;
 - neither: the network shipped for the size when there is one, else UCT.
 
+``--search gumbel`` makes the network's search ``search.Gumbel`` instead of PUCT
+(``--considered-actions`` root moves, no Gumbel noise unless ``--gumbel-scale``
+asks for it); it needs a network, so it and ``--uct`` exclude each other, and a size
+with no network plays UCT as without it (the announcement says so).
+
 Each choice is announced once on the log stream (stderr), so a GUI's engine log says
 what is playing.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -49,6 +55,8 @@ class PlayerSpec:
 
     ``analysis_memory_mb`` bounds the search tree kept for pondering: the tree holds
     up to that many megabytes of nodes (never fewer than a move's search needs).
+    ``considered_actions`` and ``gumbel_scale`` are None unless given (they go with
+    ``search="gumbel"`` only); None means 16 and 0.
     """
 
     simulations: int = 800
@@ -59,10 +67,33 @@ class PlayerSpec:
     precision: str | None = None
     threads: int | None = None
     analysis_memory_mb: int = 1024
+    search: str = "puct"
+    considered_actions: int | None = None
+    gumbel_scale: float | None = None
 
     def __post_init__(self) -> None:
         if self.uct and self.weights is not None:
             raise ValueError("--uct and --weights exclude each other")
+        if self.search not in ("puct", "gumbel"):
+            raise ValueError(f"--search must be puct or gumbel, not {self.search!r}")
+        if self.search == "gumbel" and self.uct:
+            raise ValueError(
+                "--search gumbel and --uct exclude each other (Gumbel searches with a "
+                "network; --uct plays plain UCT)"
+            )
+        gumbel_only = (
+            self.considered_actions is not None or self.gumbel_scale is not None
+        )
+        if self.search != "gumbel" and gumbel_only:
+            raise ValueError(
+                "--considered-actions and --gumbel-scale need --search gumbel"
+            )
+        if self.considered_actions is not None and self.considered_actions < 1:
+            raise ValueError(
+                f"--considered-actions must be >= 1, not {self.considered_actions}"
+            )
+        if self.gumbel_scale is not None and not 0.0 <= self.gumbel_scale < math.inf:
+            raise ValueError(f"--gumbel-scale must be >= 0, not {self.gumbel_scale}")
         if self.simulations < 1:
             raise ValueError(f"--simulations must be >= 1, not {self.simulations}")
         if self.analysis_memory_mb < 1:
@@ -135,14 +166,21 @@ class PlayerChoice:
                 raise UnacceptableSize(
                     f"unacceptable size: --weights {spec.weights} is a {n}x{n} network"
                 )
-            return self._puct(net, size), f"PUCT over {spec.weights} ({_shape(net)})"
+            what = f"{self._search_name()} over {spec.weights} ({_shape(net)})"
+            return self._network_player(net, size), what
         shipped = shipped_weights(size)
         if shipped is None:
-            what = "plain UCT with random playouts (no network ships for this size)"
-            return self._uct(size), what
+            what = "plain UCT with random playouts (no network ships for this size"
+            if spec.search == "gumbel":
+                what += ", so no Gumbel search"
+            return self._uct(size), what + ")"
         net = _load(shipped, spec.device)
-        what = f"PUCT over the shipped network {shipped.name} ({_shape(net)})"
-        return self._puct(net, size), what
+        name = self._search_name()
+        what = f"{name} over the shipped network {shipped.name} ({_shape(net)})"
+        return self._network_player(net, size), what
+
+    def _search_name(self) -> str:
+        return "Gumbel search" if self.spec.search == "gumbel" else "PUCT"
 
     def _weights_network(self) -> PolicyValueNet:
         if self._network is None:
@@ -160,7 +198,7 @@ class PlayerChoice:
         )
         return UCTPlayer(config, spec.seed)
 
-    def _puct(self, net: PolicyValueNet, size: int) -> Player:
+    def _network_player(self, net: PolicyValueNet, size: int) -> Player:
         from alphago.nets import NetEvaluator
         from alphago.player import SearchPlayer
 
@@ -175,14 +213,28 @@ class PlayerChoice:
         # Several leaves per network call (virtual loss): a batch of 16 doubles
         # positions/s on CPU over single positions, at a small cost in search quality.
         batch = min(16, spec.simulations)
-        config = search.SearchConfig(
+        nodes = tree_nodes(size, spec.analysis_memory_mb, 2 * spec.simulations + batch)
+        config: search.SearchConfig | search.GumbelConfig
+        if spec.search == "gumbel":
+            config = self._gumbel_config(batch, nodes)
+        else:
+            config = search.SearchConfig(
+                num_simulations=spec.simulations,
+                leaves_per_batch=batch,
+                max_nodes=nodes,
+            )
+        return SearchPlayer(evaluator, config, seed=spec.seed)
+
+    def _gumbel_config(self, batch: int, nodes: int) -> search.GumbelConfig:
+        spec = self.spec
+        m, scale = spec.considered_actions, spec.gumbel_scale
+        return search.GumbelConfig(
             num_simulations=spec.simulations,
             leaves_per_batch=batch,
-            max_nodes=tree_nodes(
-                size, spec.analysis_memory_mb, 2 * spec.simulations + batch
-            ),
+            max_nodes=nodes,
+            considered_actions=16 if m is None else m,
+            gumbel_scale=0.0 if scale is None else scale,
         )
-        return SearchPlayer(evaluator, config, seed=spec.seed)
 
 
 def _load(path: Path, device: str) -> PolicyValueNet:
