@@ -61,7 +61,8 @@ def test_training_help_does_not_import_torch() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip().endswith("NO-TORCH")
-    for word in ("--shard-size", "--checkpoint-every", "--kl-target", "--top-k"):
+    words = ("--shard-size", "--checkpoint-every", "--kl-target", "--top-k")
+    for word in (*words, "--full-search-fraction", "--cheap-simulations"):
         assert word in out
 
 
@@ -130,6 +131,7 @@ def test_train_rl_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     args += ["--batch", "8", "--gate-games", "2", "--eval-simulations", "2"]
     args += ["--baseline-every", "0", "--workers", "1", "--threads", "1"]
     args += ["--no-progress", "--seed", "4", "--search", "gumbel"]
+    args += ["--full-search-fraction", "0.5", "--cheap-simulations", "2"]
     assert main(args) == 0
     assert "step 2" in capsys.readouterr().out
     state = load_checkpoint(run / "checkpoint.pt")
@@ -137,14 +139,32 @@ def test_train_rl_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert state["games"] == 2 and state["learner"]["step"] == 2
     assert state["rl_config"]["selfplay"]["simulations"] == 4
     assert state["rl_config"]["selfplay"]["search"] == "gumbel"
+    assert state["rl_config"]["selfplay"]["full_search_fraction"] == 0.5
+    assert state["rl_config"]["selfplay"]["cheap_simulations"] == 2
+    # Half the moves, drawn by the seed, became examples.
+    assert 0 < state["examples"] < state["moves"]
     assert state["rl_config"]["seed"] == 4
     assert load_weights(run / "best.pt").config.board_size == SIZE
-    kinds = [r["kind"] for r in read_metrics(run / "metrics.jsonl")]
-    assert kinds == ["selfplay", "train", "train", "gate"]
+    lines = read_metrics(run / "metrics.jsonl")
+    assert [r["kind"] for r in lines] == ["selfplay", "train", "train", "gate"]
+    assert (lines[0]["moves"], lines[0]["examples"]) == (
+        state["moves"],
+        state["examples"],
+    )
     # Again: finished, so it only reports where the best network is.
     assert main(args) == 0
     assert "best network" in capsys.readouterr().out
     assert len(read_metrics(run / "metrics.jsonl")) == 4
+
+
+def test_train_rl_refuses_a_cheap_budget_not_below_the_full_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["train", "rl", str(tmp_path / "rl")] + NET_ARGS + ["--simulations", "4"]
+    args += ["--full-search-fraction", "0.25", "--cheap-simulations", "4"]
+    assert main(args) == 1
+    assert "cheap_simulations must be < simulations" in capsys.readouterr().err
+    assert not (tmp_path / "rl").exists()
 
 
 GNUGO = shutil.which("gnugo") or shutil.which("/usr/games/gnugo")

@@ -176,6 +176,29 @@ def fake_config(**changes: Any) -> RLConfig:
     return dataclasses.replace(base, **changes)
 
 
+def test_selfplay_metrics_count_moves_and_examples(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeSelfPlay(per_game=3)  # 12 examples an iteration
+
+    def with_cheap_moves(*args: Any, **kwargs: Any) -> SelfPlayResult:
+        result = fake(*args, **kwargs)
+        return dataclasses.replace(result, moves=result.moves + 5, cheap_moves=5)
+
+    monkeypatch.setattr(rl_module, "run_selfplay", with_cheap_moves)
+    config = fake_config(iterations=2)
+    train_rl(tmp_path, config, NET, TRAIN, progress=False, stop_after=(0, "selfplay"))
+    # A checkpoint from before moves were counted: every move was an example.
+    state = load_checkpoint(tmp_path / "checkpoint.pt")
+    assert (state.pop("moves"), state["examples"]) == (17, 12)
+    save_checkpoint(tmp_path / "checkpoint.pt", state)
+    train_rl(tmp_path, progress=False)
+    lines = [r for r in read_metrics(tmp_path / "metrics.jsonl")]
+    selfplay = [(r["moves"], r["examples"]) for r in lines if r["kind"] == "selfplay"]
+    assert selfplay == [(17, 12), (12 + 17, 24)]
+    assert load_checkpoint(tmp_path / "checkpoint.pt")["moves"] == 29
+
+
 def test_replay_window_keeps_the_most_recent_examples(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -217,6 +217,20 @@ def add_training_commands(sub: Any) -> None:
         "trains on the improved policy; default puct)",
     )
     rl.add_argument(
+        "--full-search-fraction",
+        type=_finite,
+        default=1.0,
+        help="playout cap randomisation (KataGo): the fraction of moves searched with "
+        "--simulations that become examples; the others get a cheap search and only "
+        "speed the games up (default 1: every move; KataGo uses 0.25)",
+    )
+    rl.add_argument(
+        "--cheap-simulations",
+        type=_at_least(1),
+        default=None,
+        help="simulations of the cheap searches (default: --simulations / 5)",
+    )
+    rl.add_argument(
         "--parallel-games",
         type=int,
         default=32,
@@ -452,6 +466,8 @@ def _train_rl(args: argparse.Namespace, device: str, precision: str | None) -> i
         parallel_games=args.parallel_games,
         size=args.size,
         search=args.search,
+        full_search_fraction=args.full_search_fraction,
+        cheap_simulations=args.cheap_simulations,
     )
     config = RLConfig(
         iterations=args.iterations,

@@ -23,7 +23,8 @@ kind            fields
                 ``explained_variance`` (of the value head), ``lr_multiplier``.
 ``validation``  ``val_policy_loss``, ``val_value_mse``, ``val_accuracy`` (top-1 move
                 agreement) on held-out data.
-``selfplay``    ``games``, ``examples`` (totals so far), ``games_per_hour``.
+``selfplay``    ``games``, ``moves``, ``examples`` (totals so far; fewer examples than
+                moves with playout cap randomisation), ``games_per_hour``.
 ``eval``        ``opponent`` (str, a name), ``wins``, ``losses``, ``ties``, ``win_rate``
                 (ties count half), ``elo``, ``elo_low``, ``elo_high`` (the confidence
                 interval, see ``alphago.match.elo_estimate``).

@@ -5,8 +5,10 @@ at the phase it was in:
 
 1. **self-play**: the current best network plays ``games_per_iteration`` games
    (:mod:`alphago.train.workers`: local processes, or Ray tasks with ``ray_address``),
-   PUCT with Dirichlet noise, temperature 1 for the opening moves, tree reuse. Their
-   examples join the replay window, which keeps the ``replay_window`` most recent.
+   PUCT with Dirichlet noise, temperature 1 for the opening moves, tree reuse, and
+   optionally playout cap randomisation (only a fraction of the moves get a full search
+   and become examples; :mod:`alphago.train.selfplay`). Their examples join the
+   replay window, which keeps the ``replay_window`` most recent.
 2. **training**: ``updates_per_iteration`` rounds. A round samples a batch from the
    window (random symmetries) and takes up to ``epochs`` optimiser steps on it,
    measuring after each step the KL divergence of the new policy from the policy
@@ -212,6 +214,7 @@ class _Run:
         self.iteration = 0
         self.phase = "selfplay"
         self.games = 0
+        self.moves = 0
         self.examples = 0
         self.replay = Examples.empty(net_config.board_size, net_config.input_planes)
         self.replay_file = ""
@@ -241,6 +244,7 @@ class _Run:
                 "iteration": self.iteration,
                 "phase": self.phase,
                 "games": self.games,
+                "moves": self.moves,
                 "examples": self.examples,
                 "replay_file": self.replay_file,
                 "metrics_lines": metrics_lines(self.dir / "metrics.jsonl"),
@@ -272,6 +276,8 @@ class _Run:
             )
             saved_learner, saved_random = state["learner"], state["random"]
             counters = [int(state[k]) for k in ("iteration", "games", "examples")]
+            # Absent from older checkpoints, where every move was an example.
+            moves = int(state.get("moves", counters[2]))
             phase, replay_file = str(state["phase"]), str(state["replay_file"])
             lines = int(state["metrics_lines"])
             accepted = state.get("accepted")  # absent from older checkpoints
@@ -279,6 +285,7 @@ class _Run:
         self.learner.load_state_dict(saved_learner)
         self.rng = restore_random_states(saved_random)
         self.iteration, self.games, self.examples = counters
+        self.moves = moves
         self.phase, self.replay_file = phase, replay_file
         self.replay = Examples.load(run / self.replay_file)
         self.metrics_lines = lines
@@ -385,11 +392,13 @@ def _selfplay(state: _Run, log: MetricsLog, progress: bool) -> None:
     merged = Examples.concat([state.replay, result.examples])
     state.replay = merged.take(slice(max(0, len(merged) - cfg.replay_window), None))
     state.games += len(result.records)
+    state.moves += result.moves
     state.examples += len(result.examples)
     log.log(
         "selfplay",
         state.learner.step,
         games=state.games,
+        moves=state.moves,
         examples=state.examples,
         games_per_hour=3600.0 * len(result.records) / max(result.seconds, 1e-9),
         replay=len(state.replay),
