@@ -181,6 +181,14 @@ def test_gtp_one_shot_analysis_and_genmove() -> None:
     assert [c for c, _ in e.moves] == [goboard.BLACK, goboard.WHITE]
 
 
+def test_allow_limits_the_moves_halving_considers() -> None:
+    response = gtp_engine().handle("kata-analyze b 0 allow b E5,D4 1")
+    assert response is not None
+    infos = parse_info(response[:-2].split("\n")[-1])
+    assert {str(m["move"]) for m in infos} == {"E5", "D4"}
+    assert sum(int(str(m["visits"])) for m in infos) == 32
+
+
 def test_analysis_visits_beyond_a_move_run_in_rounds() -> None:
     e = gtp_engine(analysis_visits=80)
     response = e.handle("kata-analyze b 0")
