@@ -19,6 +19,9 @@ Glossary:
   *cheap search* (``cheap_simulations``, without root noise). Only full searches
   become examples, since a cheap search's visits make a poor policy target; the
   cheap ones make games faster, so more games (value targets) come per CPU-hour.
+  In lock-step the games' searches of a move end together, when the longest (most
+  likely a full one) is done: the cheap ones save network evaluations, fewer
+  evaluator calls.
 - *pi*: the policy target: the root's visit counts normalised (reused subtree visits
   included), taken before the temperature is applied to choose the move; with the
   Gumbel search, its improved policy (``search.SearchResult.improved_policy``), which
