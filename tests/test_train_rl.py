@@ -199,6 +199,41 @@ def test_selfplay_metrics_count_moves_and_examples(
     assert load_checkpoint(tmp_path / "checkpoint.pt")["moves"] == 29
 
 
+def test_a_cpu_budget_ends_the_run_after_the_iteration_that_reaches_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A fake CPU clock that only self-play advances, by 1000 s a call.
+    clock = [0.0]
+    fake = FakeSelfPlay(per_game=3)
+
+    def costly(*args: Any, **kwargs: Any) -> SelfPlayResult:
+        clock[0] += 1000.0
+        return fake(*args, **kwargs)
+
+    monkeypatch.setattr(rl_module, "run_selfplay", costly)
+    monkeypatch.setattr(rl_module, "process_cpu_seconds", lambda: clock[0])
+    config = fake_config(iterations=10)
+
+    def run(hours: float) -> tuple[int, float]:
+        train_rl(tmp_path, config, NET, TRAIN, progress=False, cpu_hours=hours)
+        state = load_checkpoint(tmp_path / "checkpoint.pt")
+        assert state["phase"] == "selfplay"
+        return state["iteration"], state["cpu_seconds"]
+
+    assert run(0.5) == (2, 2000.0)  # 1000 s < 1800 s: one more iteration
+    assert run(0.5) == (2, 2000.0)  # spent: a rerun plays nothing
+    clock[0] += 5.0  # a new process's own start-up does not count for the run
+    assert run(1.0) == (4, 4000.0)  # the budget is not stored: more goes on
+    hours = [
+        r["cpu_hours"]
+        for r in read_metrics(tmp_path / "metrics.jsonl")
+        if r["kind"] == "selfplay"
+    ]
+    assert hours == pytest.approx([1000 / 3600, 2000 / 3600, 3000 / 3600, 4000 / 3600])
+    with pytest.raises(ValueError, match="cpu_hours must be > 0"):
+        train_rl(tmp_path, config, NET, TRAIN, progress=False, cpu_hours=0.0)
+
+
 def test_replay_window_keeps_the_most_recent_examples(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -299,6 +299,15 @@ def add_training_commands(sub: Any) -> None:
         default=None,
         help="run self-play as Ray tasks on this cluster (e.g. auto)",
     )
+    rl.add_argument(
+        "--cpu-hours",
+        type=float,
+        default=None,
+        metavar="H",
+        help="stop after the iteration in which the run's CPU time (all its "
+        "processes, over every resume) reaches H hours; not stored, so a rerun "
+        "with more goes on (default: no budget)",
+    )
     rl.add_argument("--no-progress", action="store_true", help="no progress bars")
 
     from alphago.train.report import add_report_arguments
@@ -500,6 +509,7 @@ def _train_rl(args: argparse.Namespace, device: str, precision: str | None) -> i
         progress=not args.no_progress,
         precision=precision,
         selfplay_device=args.selfplay_device,
+        cpu_hours=args.cpu_hours,
     )
     print(f"step {learner.step}: best network in {Path(args.run) / 'best.pt'}")
     return 0

@@ -36,10 +36,18 @@ their networks on ``selfplay_device`` (default the CPU; ``"cuda"`` puts every
 self-play worker's evaluator on the GPU). ``precision`` applies to both (None: each
 device's default, bf16 on CUDA and fp32 on the CPU). None of these is stored in the
 checkpoint: a run may resume on another machine.
+
+CPU budget: the checkpoint keeps the CPU seconds the run has used so far (this process
+and the worker processes it waited for, user and system time; Ray tasks on other
+machines are not counted), and every self-play metrics line logs them as
+``cpu_hours``. ``cpu_hours`` stops the run at the end of the first iteration that
+reaches that many CPU hours (not stored either: a rerun with a larger budget goes on),
+so that runs differing in one switch can be compared at equal cost.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,6 +79,14 @@ from .workers import run_selfplay
 __all__ = ["RLConfig", "train_rl"]
 
 PHASES = ("selfplay", "train", "evaluate")
+
+
+def process_cpu_seconds() -> float:
+    """User + system CPU seconds of this process and its waited-for children."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 LR_MULTIPLIER_RANGE = (0.1, 10.0)
 
 
@@ -219,9 +235,16 @@ class _Run:
         self.replay = Examples.empty(net_config.board_size, net_config.input_planes)
         self.replay_file = ""
         self.metrics_lines = 0
+        #: CPU seconds of earlier processes of this run; this one's since _cpu_mark.
+        self.cpu_before = 0.0
+        self._cpu_mark = process_cpu_seconds()
         #: The gate's decision in this iteration's evaluation phase, once made (None
         #: before): saved before best.pt changes, so a rerun replays neither.
         self.accepted: bool | None = None
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds the run has used, over all its processes so far."""
+        return self.cpu_before + process_cpu_seconds() - self._cpu_mark
 
     def save(self) -> None:
         # The window changes only in the self-play phase: the new one goes to a new
@@ -249,6 +272,7 @@ class _Run:
                 "replay_file": self.replay_file,
                 "metrics_lines": metrics_lines(self.dir / "metrics.jsonl"),
                 "accepted": self.accepted,
+                "cpu_seconds": self.cpu_seconds(),
             },
         )
         for old in self.dir.glob("replay-*.npz"):
@@ -281,6 +305,7 @@ class _Run:
             phase, replay_file = str(state["phase"]), str(state["replay_file"])
             lines = int(state["metrics_lines"])
             accepted = state.get("accepted")  # absent from older checkpoints
+            cpu_before = float(state.get("cpu_seconds", 0.0))  # likewise
         self = cls(run, *configs, device, precision, selfplay_device)
         self.learner.load_state_dict(saved_learner)
         self.rng = restore_random_states(saved_random)
@@ -290,6 +315,7 @@ class _Run:
         self.replay = Examples.load(run / self.replay_file)
         self.metrics_lines = lines
         self.accepted = None if accepted is None else bool(accepted)
+        self.cpu_before = cpu_before
         return self
 
     def best(self) -> PolicyValueNet:
@@ -308,6 +334,7 @@ def train_rl(
     *,
     precision: str | None = None,
     selfplay_device: str = "cpu",
+    cpu_hours: float | None = None,
 ) -> Learner:
     """Run (or resume) the self-play loop in ``run_dir``; returns the learner.
 
@@ -316,12 +343,16 @@ def train_rl(
     checkpoint with its stored configs. ``stop_after=(iteration, phase)`` stops once
     that phase of that iteration is done (as a crash would): the tests use it.
     ``device``, ``precision`` and ``selfplay_device``: module docstring ("Devices");
-    each is checked before anything runs (ValueError, one line).
+    each is checked before anything runs (ValueError, one line). ``cpu_hours``: stop
+    after the iteration that reaches this CPU budget (module docstring).
     """
     from ..nets.precision import resolve_device, resolve_precision
 
     resolve_precision(precision, resolve_device(device))
     resolve_precision(precision, resolve_device(selfplay_device))
+    if cpu_hours is not None and not cpu_hours > 0:
+        raise ValueError(f"cpu_hours must be > 0, not {cpu_hours}")
+    budget = float("inf") if cpu_hours is None else 3600.0 * cpu_hours
     run = Path(run_dir)
     run.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(run)  # left by a killed run
@@ -347,6 +378,8 @@ def train_rl(
     cfg = state.config
     with MetricsLog(run / "metrics.jsonl") as log:
         while state.iteration < cfg.iterations:
+            if state.phase == "selfplay" and state.cpu_seconds() >= budget:
+                break
             phase = state.phase
             if phase == "selfplay":
                 _selfplay(state, log, progress)
@@ -402,6 +435,7 @@ def _selfplay(state: _Run, log: MetricsLog, progress: bool) -> None:
         examples=state.examples,
         games_per_hour=3600.0 * len(result.records) / max(result.seconds, 1e-9),
         replay=len(state.replay),
+        cpu_hours=state.cpu_seconds() / 3600.0,
         resign_false_positives=result.resign_false_positives,
     )
 
