@@ -495,7 +495,7 @@ class TrainRL(_Training):
         r"checkpoint\.pt|best\.pt|candidate\.pt|replay-\d{12}\.npz|metrics\.jsonl"
     )
     weights = ("best.pt", "candidate.pt")
-    timing = ("time", "games_per_hour")
+    timing = ("time", "games_per_hour", "cpu_hours")
     counters = (
         "iteration",
         "phase",

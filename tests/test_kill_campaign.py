@@ -316,7 +316,7 @@ def test_a_crash_after_best_was_replaced_replays_the_same_gate(
         return play
 
     def strip(run: Path) -> list[dict[str, Any]]:
-        drop = ("time", "games_per_hour")
+        drop = ("time", "games_per_hour", "cpu_hours")
         records = read_metrics(run / "metrics.jsonl")
         return [{k: v for k, v in r.items() if k not in drop} for r in records]
 
