@@ -260,7 +260,9 @@ def test_every_position_of_random_games_matches_the_model(size, kind, rng) -> No
         board, moves, record = random_game(size, length, rng, pass_rate=0.2)
         for n in range(len(moves) + 1):
             position = replay(moves[:n], size)
-            expected = expected_planes(record[: n + 1], position.to_play, kind)
+            expected = expected_planes(
+                record[: n + 1], position.to_play, kind, position.legal_mask()
+            )
             np.testing.assert_array_equal(
                 position.features(kind, dtype=np.uint8), expected
             )
