@@ -65,6 +65,42 @@ libs_of(const gb_board *b, gb_loc stone)
 
 static bool defend(reader *r, const gb_board *b, int depth, gb_loc target);
 
+/* True if, after the attacker plays a, the defender's extension at e (a and e being the
+ * two liberties of the string at t) surely leaves 3 or more liberties: e's empty
+ * neighbours and the liberties of the other defender strings at e, a and e excluded,
+ * already make 3. Captures could only add more, so such an atari never works and is
+ * not played: most candidate ladders end here without a board copy. */
+static bool
+surely_escapes(const gb_board *b, gb_loc t, gb_loc a, gb_loc e)
+{
+    gb_loc found[3];
+    int n = 0;
+    const gb_color c = b->color[t];
+    const gb_loc th = b->head[t];
+    for (int d = 0; d < 4 && n < 3; d++) {
+        gb_loc nb = (gb_loc)(e + b->adj[d]);
+        gb_loc s = nb, h = b->head[nb];
+        bool friend = b->color[nb] == c && h != th;
+        if (b->color[nb] != GB_EMPTY && !friend)
+            continue;
+        /* An empty neighbour counts itself; a friendly string, its liberties. */
+        do {
+            for (int k = friend ? 0 : 4; k < 5 && n < 3; k++) {
+                gb_loc l = k == 4 ? s : (gb_loc)(s + b->adj[k]);
+                if (b->color[l] != GB_EMPTY || l == a || l == e)
+                    continue;
+                bool dup = false;
+                for (int i = 0; i < n; i++)
+                    dup |= found[i] == l;
+                if (!dup)
+                    found[n++] = l;
+            }
+            s = friend ? b->next[s] : nb;
+        } while (s != nb && n < 3);
+    }
+    return n >= 3;
+}
+
 /* Attacker to move, target on 2 liberties: true if some atari captures it. */
 static bool
 attack(reader *r, const gb_board *b, int depth, gb_loc target)
@@ -72,6 +108,8 @@ attack(reader *r, const gb_board *b, int depth, gb_loc target)
     gb_loc libs[2];
     int n = string_liberties(b, b->head[target], libs, 2);
     for (int i = 0; i < n; i++) {
+        if (n == 2 && surely_escapes(b, target, libs[i], libs[1 - i]))
+            continue;
         const gb_board *next = try_play(r, b, depth, libs[i]);
         if (r->stopped)
             return false;
@@ -81,6 +119,89 @@ attack(reader *r, const gb_board *b, int depth, gb_loc target)
             return false;
     }
     return false;
+}
+
+/* Adds l to the set found[0..*n) unless it is `except` or there already; true once the
+ * set holds 3 (all a read needs to know). */
+static inline bool
+add_liberty(gb_loc *found, int *n, gb_loc l, gb_loc except)
+{
+    for (int i = 0; i < *n; i++) {
+        if (found[i] == l)
+            return false;
+    }
+    if (l != except)
+        found[(*n)++] = l;
+    return *n >= 3;
+}
+
+/* Liberties, capped at 3, of the string at t after its owner plays the empty point v,
+ * counted without playing: the strings v joins, and the stones v captures that touch
+ * them. Below 1 when the move would be suicide; a move that neither joins t nor
+ * captures next to it leaves t as it was. */
+static int
+target_libs_after(const gb_board *b, gb_loc v, gb_loc t)
+{
+    const gb_color c = b->color[t];
+    gb_loc joined[5], captured[4], found[3];
+    int nj = 0, nc = 0, n = 0;
+    bool joins = false;
+    for (int d = 0; d < 4; d++) {
+        gb_loc e = (gb_loc)(v + b->adj[d]);
+        gb_loc h = b->head[e];
+        if (b->color[e] == c) {
+            bool dup = false;
+            for (int i = 0; i < nj; i++)
+                dup |= joined[i] == h;
+            if (!dup)
+                joined[nj++] = h;
+            joins |= h == b->head[t];
+        } else if (b->color[e] == -c && b->libs[h] == 1) {
+            bool dup = false;
+            for (int i = 0; i < nc; i++)
+                dup |= captured[i] == h;
+            if (!dup)
+                captured[nc++] = h;
+        }
+    }
+    if (!joins) {
+        /* t keeps its own liberties and gains captured stones that touch it. */
+        nj = 0;
+        joined[nj++] = b->head[t];
+    } else {
+        for (int d = 0; d < 4; d++) {
+            gb_loc e = (gb_loc)(v + b->adj[d]);
+            if (b->color[e] == GB_EMPTY && add_liberty(found, &n, e, v))
+                return 3;
+        }
+    }
+    for (int i = 0; i < nj; i++) {
+        gb_loc s = joined[i];
+        do {
+            for (int d = 0; d < 4; d++) {
+                gb_loc e = (gb_loc)(s + b->adj[d]);
+                if (b->color[e] == GB_EMPTY && add_liberty(found, &n, e, v))
+                    return 3;
+            }
+            s = b->next[s];
+        } while (s != joined[i]);
+    }
+    for (int i = 0; i < nc; i++) {
+        gb_loc s = captured[i];
+        do {
+            bool touches = false;
+            for (int d = 0; d < 4 && !touches; d++) {
+                gb_loc e = (gb_loc)(s + b->adj[d]);
+                touches = joins && e == v;
+                for (int j = 0; j < nj && !touches; j++)
+                    touches = b->color[e] == c && b->head[e] == joined[j];
+            }
+            if (touches && add_liberty(found, &n, s, v))
+                return 3;
+            s = b->next[s];
+        } while (s != captured[i]);
+    }
+    return n;
 }
 
 /* Adds loc to the sorted set cand[0..*n). */
@@ -121,21 +242,25 @@ defend(reader *r, const gb_board *b, int depth, gb_loc target)
         s = b->next[s];
     } while (s != h);
     for (int i = 0; i < n; i++) {
+        /* Counted without playing: only a move leaving exactly 2 liberties needs the
+         * position after it. */
+        if (cand[i] == b->ko_loc)
+            continue;
+        int libs = target_libs_after(b, cand[i], target);
+        if (libs >= 3)
+            return true;
+        if (libs < 2)
+            continue;
         const gb_board *next = try_play(r, b, depth, cand[i]);
         if (r->stopped)
             return false;
         if (next == NULL)
             continue;
-        int libs = libs_of(next, target);
-        if (libs >= 3)
+        bool caught = attack(r, next, depth + 1, target);
+        if (r->stopped)
+            return false;
+        if (!caught)
             return true;
-        if (libs == 2) {
-            bool caught = attack(r, next, depth + 1, target);
-            if (r->stopped)
-                return false;
-            if (!caught)
-                return true;
-        }
     }
     return false;
 }
@@ -143,6 +268,10 @@ defend(reader *r, const gb_board *b, int depth, gb_loc target)
 bool
 gb_ladder_captures(const gb_board *b, gb_loc move, gb_loc target, gb_board *scratch)
 {
+    gb_loc libs[2];
+    if (string_liberties(b, b->head[target], libs, 2) == 2 &&
+        surely_escapes(b, target, move, libs[0] == move ? libs[1] : libs[0]))
+        return false;
     reader r = {scratch, 0, false};
     const gb_board *next = try_play(&r, b, 0, move);
     if (next == NULL || next->color[target] != b->color[target] || libs_of(next, target) != 1)

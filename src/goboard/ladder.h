@@ -12,6 +12,12 @@
  * escapes if the target then has 3 or more liberties, or exactly 2 and no attacker
  * move wins. A read that would pass GB_LADDER_NODES moves or GB_LADDER_DEPTH plies
  * stops, and its ladder counts as not working for the attacker.
+ *
+ * Moves whose verdict is clear without the position after them are judged without a
+ * board copy and do not count as moves: an atari after which extending at the other
+ * liberty surely leaves 3 liberties (not played: it cannot work), and defender moves,
+ * whose liberties are counted first (only those leaving exactly 2 are played).
+ * goboard/reference_planes.py reads the same way, so even the caps agree.
  */
 #ifndef GB_LADDER_H
 #define GB_LADDER_H

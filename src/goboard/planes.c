@@ -145,8 +145,6 @@ struct plane_kernels {
     void (*match)(void *dst, const gb_color *mailbox, int n, int stride, gb_color c);
     /* dst[0 .. points) = value (0 or 1). */
     void (*fill)(void *dst, int points, int value);
-    /* dst[0 .. points) = src[0 .. points). */
-    void (*widen)(void *dst, const uint8_t *src, int points);
 };
 
 static void
@@ -185,24 +183,8 @@ fill_u8(void *dst, int points, int value)
     memset(dst, value, (size_t)points);
 }
 
-static void
-widen_f32(void *dst, const uint8_t *src, int points)
-{
-    float *restrict out = dst;
-    for (int p = 0; p < points; p++)
-        out[p] = (float)src[p];
-}
-
-static void
-widen_u8(void *dst, const uint8_t *src, int points)
-{
-    memcpy(dst, src, (size_t)points);
-}
-
-static const struct plane_kernels f32_kernels = {sizeof(float), match_f32, fill_f32,
-                                                 widen_f32};
-static const struct plane_kernels u8_kernels = {sizeof(uint8_t), match_u8, fill_u8,
-                                                widen_u8};
+static const struct plane_kernels f32_kernels = {sizeof(float), match_f32, fill_f32};
+static const struct plane_kernels u8_kernels = {sizeof(uint8_t), match_u8, fill_u8};
 
 /* ---- AlphaGo 2016 planes ------------------------------------------------------------- */
 
@@ -324,19 +306,37 @@ move_outcome(analysis *a, gb_loc v, gb_loc heads[4])
     return o;
 }
 
+/* Where one board's planes go: plane k at base + k * plane_bytes, values of elem bytes.
+ * Every plane starts zeroed; only ones are written, straight into the caller's array. */
+typedef struct plane_out {
+    char *base;
+    int64_t plane_bytes;
+    size_t elem; /* sizeof(float) or 1 */
+} plane_out;
+
+static inline void
+put(const plane_out *o, int plane, int p)
+{
+    char *dst = o->base + plane * o->plane_bytes;
+    if (o->elem == sizeof(float))
+        ((float *)dst)[p] = 1.0f;
+    else
+        ((uint8_t *)dst)[p] = 1;
+}
+
 static inline int
 cap(int value, int most)
 {
     return value < most ? value : most;
 }
 
-/* The planes of one board as bytes, plane k at out + k * points, all zero on entry. */
+/* The ones of one board's planes (the caller zeroes and fills the constant planes). */
 static void
 alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
-               gb_board *scratch, int count, uint8_t *out)
+               gb_board *scratch, const plane_out *out)
 {
     const gb_board *b = a->b;
-    const int n = b->size, points = n * n;
+    const int n = b->size;
     const gb_color own = b->to_play, opp = (gb_color)-own;
     a->epoch = 0;
     memset(a->mark, 0, sizeof a->mark);
@@ -345,15 +345,12 @@ alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
     const gb_color *back[GB_HISTORY];
     for (int k = 1; k < GB_HISTORY; k++)
         back[k] = past(h, k);
-    memset(out + P_ONES * points, 1, (size_t)points);
-    if (count > P_BLACK)
-        memset(out + P_BLACK * points, own == GB_BLACK, (size_t)points);
     for (int p = 0, row = 0; row < n; row++) {
         for (int col = 0; col < n; col++, p++) {
             gb_loc v = (gb_loc)((row + 1) * b->stride + col + 1);
             gb_color c = b->color[v];
             if (c != GB_EMPTY) {
-                out[(c == own ? P_OWN : P_OPP) * points + p] = 1;
+                put(out, (c == own ? P_OWN : P_OPP), p);
                 int age = 8;
                 for (int k = 1; k < GB_HISTORY && back[k] != NULL; k++) {
                     if (back[k][v] != c) {
@@ -361,21 +358,22 @@ alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
                         break;
                     }
                 }
-                out[(P_TURNS + age - 1) * points + p] = 1;
-                out[(P_LIBS + cap(b->libs[b->head[v]], 8) - 1) * points + p] = 1;
+                put(out, (P_TURNS + age - 1), p);
+                put(out, (P_LIBS + cap(b->libs[b->head[v]], 8) - 1), p);
                 continue;
             }
-            out[P_EMPTY * points + p] = 1;
+            put(out, P_EMPTY, p);
             if (!legal[p])
                 continue;
             gb_loc heads[4];
             outcome o = move_outcome(a, v, heads);
-            out[(P_CAPTURE + cap(o.captured, 7)) * points + p] = 1;
+            put(out, (P_CAPTURE + cap(o.captured, 7)), p);
             if (o.libs == 1)
-                out[(P_SELF_ATARI + cap(o.stones, 8) - 1) * points + p] = 1;
+                put(out, (P_SELF_ATARI + cap(o.stones, 8) - 1), p);
             if (o.libs > 0)
-                out[(P_LIBS_AFTER + o.libs - 1) * points + p] = 1;
-            out[P_SENSIBLE * points + p] = !gb_board_is_true_eye(b, v, own);
+                put(out, (P_LIBS_AFTER + o.libs - 1), p);
+            if (!gb_board_is_true_eye(b, v, own))
+                put(out, P_SENSIBLE, p);
             bool ladder_capture = false, ladder_escape = false;
             for (int d = 0; d < 4; d++) {
                 gb_loc hd = heads[d];
@@ -388,8 +386,10 @@ alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
                     ladder_escape = o.libs >= 3 ||
                                     (o.libs == 2 && gb_ladder_escapes(b, v, hd, scratch));
             }
-            out[P_LADDER_CAPTURE * points + p] = ladder_capture;
-            out[P_LADDER_ESCAPE * points + p] = ladder_escape;
+            if (ladder_capture)
+                put(out, P_LADDER_CAPTURE, p);
+            if (ladder_escape)
+                put(out, P_LADDER_ESCAPE, p);
         }
     }
 }
@@ -403,15 +403,15 @@ write_alphago(const gb_board *const *boards, const gb_stone_history *const *hist
     const int64_t plane_bytes = stride_c * (int64_t)kern->elem;
     const int planes = gb_features_count(set);
     analysis a;
-    uint8_t bytes[49 * GB_MAX_POINTS];
     for (int64_t i = 0; i < count; i++) {
         const int points = boards[i]->size * boards[i]->size;
-        char *base = out + i * stride_b * (int64_t)kern->elem;
-        memset(bytes, 0, (size_t)(planes * points));
+        plane_out o = {out + i * stride_b * (int64_t)kern->elem, plane_bytes, kern->elem};
+        for (int k = 0; k < planes; k++) {
+            int ones = k == P_ONES || (k == P_BLACK && boards[i]->to_play == GB_BLACK);
+            kern->fill(o.base + k * plane_bytes, points, ones);
+        }
         a.b = boards[i];
-        alphago_planes(&a, histories[i], legal[i], scratch, planes, bytes);
-        for (int k = 0; k < planes; k++)
-            kern->widen(base + k * plane_bytes, bytes + k * points, points);
+        alphago_planes(&a, histories[i], legal[i], scratch, &o);
     }
 }
 

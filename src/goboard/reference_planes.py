@@ -18,7 +18,9 @@ playing moves on copies: inside a read, moves obey simple ko and forbid suicide.
   move it has 3 or more liberties, or exactly 2 and no ladder captures it.
 - A read that plays more than :data:`LADDER_NODES` moves or goes :data:`LADDER_DEPTH`
   plies deep stops: the ladder counts as failing for the attacker (no capture, an
-  escape).
+  escape). Moves whose outcome is clear without the position after them are not
+  played, so they do not count: an atari after which the other liberty surely gives
+  3 liberties (:func:`surely_escapes`), and defender moves leaving other than 2.
 """
 
 from __future__ import annotations
@@ -165,13 +167,35 @@ class _Reader:
                     if len(libs) == 1:
                         candidates |= libs
         for move in sorted(candidates):
-            nxt = self.play(pos, move, depth)
-            if nxt is None:
+            # Only a move leaving exactly 2 liberties is played (and counted).
+            if move == pos[1]:
                 continue
-            libs = len(self.geo.liberties(nxt[0], target))
-            if libs >= 3 or (libs == 2 and not self.attack(nxt, depth + 1, target)):
+            after, _, _ = self.geo.play(stones, move, pos[2])
+            if after[move] == EMPTY:  # suicide
+                continue
+            libs = len(self.geo.liberties(after, target))
+            if libs >= 3:
+                return True
+            if libs < 2:
+                continue
+            nxt = self.play(pos, move, depth)
+            if nxt is not None and not self.attack(nxt, depth + 1, target):
                 return True
         return False
+
+
+def surely_escapes(geo: _Geometry, stones: list[int], target: int, atari: int) -> bool:
+    """True if, after the attacker plays ``atari`` (one of the two liberties of the
+    string at ``target``), extending at the other liberty surely gives 3 or more: its
+    empty neighbours and the liberties of the other defender strings touching it,
+    both liberties excluded, make 3 already. Such ataris are not played in a read."""
+    string = geo.string(stones, target)
+    (other,) = geo.liberties(stones, target) - {atari}
+    libs = {q for q in geo.nbrs[other] if stones[q] == EMPTY}
+    for q in geo.nbrs[other]:
+        if stones[q] == stones[target] and q not in string:
+            libs |= geo.liberties(stones, q)
+    return len(libs - {atari, other}) >= 3
 
 
 def _start(stones: list[int], colour: int) -> tuple[list[int], int | None, int]:
@@ -184,6 +208,8 @@ def ladder_captures(
 ) -> bool:
     """True if ``colour`` playing ``move`` captures the string at ``target`` (on 2
     liberties before the move) in a ladder."""
+    if surely_escapes(geo, stones, target, move):
+        return False
     reader = _Reader(geo)
     try:
         nxt = reader.play(_start(stones, colour), move, 0)
