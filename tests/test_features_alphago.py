@@ -446,3 +446,45 @@ def test_wrong_out_buffers_are_refused(kind: str) -> None:
         goboard.features_batch([board], kind, out=out)
     with pytest.raises(ValueError, match="unknown feature kind"):
         goboard.features_batch([board], kind.upper())
+
+
+def long_ladder(breaker: bool) -> np.ndarray:
+    """The ladder shape of LADDER in the top-left corner of 19x19: from B17 it runs
+    down-right across the whole board (a read some 60 plies deep)."""
+    stones = np.zeros((19, 19), dtype=np.int8)
+    stones[:9, :9] = ladder_stones()
+    if breaker:
+        stones[16, 16] = WHITE  # Q3, near the end of the path
+    return stones
+
+
+@pytest.mark.parametrize("breaker", [False, True])
+def test_a_ladder_across_the_whole_board(breaker: bool) -> None:
+    stones = long_ladder(breaker)
+    board = goboard.Board.from_stones(stones)
+    f = planes(board)
+    assert ("B17" in at(f[LADDER_CAPTURE])) is not breaker
+    np.testing.assert_array_equal(
+        f, alphago_planes([stones], BLACK, board.legal_mask())
+    )
+
+
+def test_a_read_that_hits_the_cap_is_no_ladder(monkeypatch) -> None:
+    """The slow reader's caps (the C reader has the same at 2000 moves / 160 plies)."""
+    from goboard import reference_planes
+
+    stones = long_ladder(breaker=False)
+    board = goboard.Board.from_stones(stones)
+    legal = board.legal_mask()
+    assert alphago_planes([stones], BLACK, legal)[LADDER_CAPTURE, 2, 1] == 1
+    monkeypatch.setattr(reference_planes, "LADDER_NODES", 10)
+    assert alphago_planes([stones], BLACK, legal)[LADDER_CAPTURE, 2, 1] == 0
+    stones[2, 1] = BLACK  # B17 played: White's C17 is in atari, escape at C16
+    white = goboard.Board.from_stones(stones, to_play=WHITE)
+    assert alphago_planes([stones], WHITE, white.legal_mask())[LADDER_ESCAPE, 3, 2] == 1
+    monkeypatch.setattr(reference_planes, "LADDER_NODES", 2000)
+    monkeypatch.setattr(reference_planes, "LADDER_DEPTH", 8)
+    assert alphago_planes([stones], WHITE, white.legal_mask())[LADDER_ESCAPE, 3, 2] == 1
+    monkeypatch.undo()
+    assert alphago_planes([stones], WHITE, white.legal_mask())[LADDER_ESCAPE, 3, 2] == 0
+    assert planes(white)[LADDER_ESCAPE, 3, 2] == 0
