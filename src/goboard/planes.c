@@ -354,7 +354,7 @@ alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
             gb_loc v = (gb_loc)((row + 1) * b->stride + col + 1);
             gb_color c = b->color[v];
             if (c != GB_EMPTY) {
-                put(out, (c == own ? P_OWN : P_OPP), p);
+                put(out, c == own ? P_OWN : P_OPP, p);
                 int age = 8;
                 for (int k = 1; k < GB_HISTORY && back[k] != NULL; k++) {
                     if (back[k][v] != c) {
@@ -362,8 +362,8 @@ alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
                         break;
                     }
                 }
-                put(out, (P_TURNS + age - 1), p);
-                put(out, (P_LIBS + cap(b->libs[b->head[v]], 8) - 1), p);
+                put(out, P_TURNS + age - 1, p);
+                put(out, P_LIBS + cap(b->libs[b->head[v]], 8) - 1, p);
                 continue;
             }
             put(out, P_EMPTY, p);
@@ -371,11 +371,11 @@ alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
                 continue;
             gb_loc heads[4];
             outcome o = move_outcome(a, v, heads);
-            put(out, (P_CAPTURE + cap(o.captured, 7)), p);
+            put(out, P_CAPTURE + cap(o.captured, 7), p);
             if (o.libs == 1)
-                put(out, (P_SELF_ATARI + cap(o.stones, 8) - 1), p);
+                put(out, P_SELF_ATARI + cap(o.stones, 8) - 1, p);
             if (o.libs > 0)
-                put(out, (P_LIBS_AFTER + o.libs - 1), p);
+                put(out, P_LIBS_AFTER + o.libs - 1, p);
             if (!gb_board_is_true_eye(b, v, own))
                 put(out, P_SENSIBLE, p);
             bool ladder_capture = false, ladder_escape = false;
