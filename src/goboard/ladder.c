@@ -57,6 +57,32 @@ string_liberties(const gb_board *b, gb_loc h, gb_loc *out, int max)
     return n;
 }
 
+/* The liberties, ascending, of the string at t, which has 2: around the last move
+ * first (in a ladder the defender's extension, where the new liberties are), then by
+ * a walk of the string. Returns how many were found. */
+static int
+two_liberties(const gb_board *b, gb_loc t, gb_loc libs[2])
+{
+    const gb_loc last = b->last_move;
+    int n = 0;
+    if (last != GB_PASS_LOC && last != GB_NULL_LOC && b->head[last] == b->head[t]) {
+        for (int d = 0; d < 4 && n < 2; d++) {
+            gb_loc e = (gb_loc)(last + b->adj[d]);
+            if (b->color[e] == GB_EMPTY)
+                libs[n++] = e;
+        }
+        if (n == 2) {
+            if (libs[0] > libs[1]) {
+                gb_loc x = libs[0];
+                libs[0] = libs[1];
+                libs[1] = x;
+            }
+            return 2;
+        }
+    }
+    return string_liberties(b, b->head[t], libs, 2);
+}
+
 static int
 libs_of(const gb_board *b, gb_loc stone)
 {
@@ -106,7 +132,7 @@ static bool
 attack(reader *r, const gb_board *b, int depth, gb_loc target)
 {
     gb_loc libs[2];
-    int n = string_liberties(b, b->head[target], libs, 2);
+    int n = two_liberties(b, target, libs);
     for (int i = 0; i < n; i++) {
         if (n == 2 && surely_escapes(b, target, libs[i], libs[1 - i]))
             continue;
@@ -164,18 +190,33 @@ target_libs_after(const gb_board *b, gb_loc v, gb_loc t)
                 captured[nc++] = h;
         }
     }
+    const gb_loc th = b->head[t];
     if (!joins) {
-        /* t keeps its own liberties and gains captured stones that touch it. */
-        nj = 0;
-        joined[nj++] = b->head[t];
-    } else {
-        for (int d = 0; d < 4; d++) {
-            gb_loc e = (gb_loc)(v + b->adj[d]);
-            if (b->color[e] == GB_EMPTY && add_liberty(found, &n, e, v))
-                return 3;
+        /* v is not a liberty of t: t keeps its own and gains the captured stones that
+         * touch it (stones, so never among those it has). */
+        int libs = b->libs[th];
+        for (int i = 0; i < nc && libs < 3; i++) {
+            gb_loc s = captured[i];
+            do {
+                bool touches = false;
+                for (int d = 0; d < 4; d++)
+                    touches |= b->head[s + b->adj[d]] == th;
+                libs += touches;
+                s = b->next[s];
+            } while (s != captured[i] && libs < 3);
         }
+        return libs < 3 ? libs : 3;
+    }
+    for (int d = 0; d < 4; d++) {
+        gb_loc e = (gb_loc)(v + b->adj[d]);
+        if (b->color[e] == GB_EMPTY && add_liberty(found, &n, e, v))
+            return 3;
     }
     for (int i = 0; i < nj; i++) {
+        /* A joined string in atari breathes only at v: nothing to add. In a ladder
+         * that is the defender's whole string, so this skips the longest walk. */
+        if (b->libs[joined[i]] == 1)
+            continue;
         gb_loc s = joined[i];
         do {
             for (int d = 0; d < 4; d++) {
@@ -192,7 +233,7 @@ target_libs_after(const gb_board *b, gb_loc v, gb_loc t)
             bool touches = false;
             for (int d = 0; d < 4 && !touches; d++) {
                 gb_loc e = (gb_loc)(s + b->adj[d]);
-                touches = joins && e == v;
+                touches = e == v;
                 for (int j = 0; j < nj && !touches; j++)
                     touches = b->color[e] == c && b->head[e] == joined[j];
             }
