@@ -40,8 +40,26 @@ if flag("GOBOARD_FUZZ") and not msvc:
 if flag("GOBOARD_NATIVE") and not msvc:
     compile_args.append("-march=native")
 
-core = ["board.c", "check.c", "keyset.c", "planes.c", "playout.c", "pool.c", "zobrist.c"]
-headers = ["gb_config.h", "board.h", "keyset.h", "planes.h", "playout.h", "pool.h", "zobrist.h"]
+core = [
+    "board.c",
+    "check.c",
+    "keyset.c",
+    "ladder.c",
+    "planes.c",
+    "playout.c",
+    "pool.c",
+    "zobrist.c",
+]
+headers = [
+    "gb_config.h",
+    "board.h",
+    "keyset.h",
+    "ladder.h",
+    "planes.h",
+    "playout.h",
+    "pool.h",
+    "zobrist.h",
+]
 extension = Extension(
     "goboard._board",
     sources=["src/goboard/_board.pyx"] + [f"src/goboard/{name}" for name in core],

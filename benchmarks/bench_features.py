@@ -8,6 +8,10 @@ baselines fill an array of the same shape and dtype with numpy: ``fill`` is
 cost). Each benchmark records ``bytes`` (written per call) and ``boards``, so GB/s and
 boards/s can be compared within one run: features time / baseline time is the price of
 computing the planes over just writing them.
+
+``test_features_batch_kind`` times the kinds side by side on the same 256 19x19
+middle-game boards (float32): ``alphago48`` (the AlphaGo 2016 planes: move outcomes
+and ladder reads) against ``agz17``; boards/s of the two give the cost ratio.
 """
 
 from __future__ import annotations
@@ -63,3 +67,17 @@ def test_numpy_copyto(bench, size, batch, dtype):
     bench(np.copyto, out, src)
     assert out.flat[-1] == 1
     bench.rates(boards=batch, bytes=out.nbytes)
+
+
+KINDS = ["agz17", "alphago48", "alphago49"]
+
+
+@pytest.mark.benchmark(group="features-kinds")
+@pytest.mark.parametrize("kind", KINDS)
+def test_features_batch_kind(bench, positions, kind):
+    boards = positions(19).batch(256)
+    out = np.empty((256, len(goboard.feature_planes(kind)), 19, 19), dtype=np.float32)
+    planes = bench(goboard.features_batch, boards, kind, out)
+    assert planes is out
+    assert (planes[-1] == boards[-1].features(kind)).all()
+    bench.rates(boards=len(boards), bytes=out.nbytes)

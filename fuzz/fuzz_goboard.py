@@ -291,7 +291,8 @@ def op_features(inp: FuzzInput, case: Case) -> None:
     planes = result[1]
     assert out is None or planes is out
     np.testing.assert_array_equal(
-        planes.astype(np.uint8), expected_planes(case.record, board.to_play, kind)
+        planes.astype(np.uint8),
+        expected_planes(case.record, board.to_play, kind, case.ref.legal_mask()),
     )
     batch = goboard.features_batch([board, board.copy()], kind, dtype=dtype)
     np.testing.assert_array_equal(batch[0], planes)

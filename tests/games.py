@@ -12,6 +12,7 @@ import numpy.typing as npt
 
 import goboard
 from goboard import BLACK, WHITE
+from goboard.reference_planes import alphago_planes
 
 HISTORY = 8
 
@@ -51,13 +52,22 @@ def replay(moves: list[int], size: int, start: goboard.Board | None = None):
     return board
 
 
-def expected_planes(record: list[Stones], to_play: int, kind: str) -> np.ndarray:
+def expected_planes(
+    record: list[Stones],
+    to_play: int,
+    kind: str,
+    legal: npt.NDArray[np.bool_] | None = None,
+) -> np.ndarray:
     """The planes of planes.h for a record of positions (oldest first), as uint8.
 
     Plane k (k < 8) is the mover's stones k positions ago, plane 8 + k the
     opponent's; positions before the record are empty; then black-to-move (and
-    white-to-move for lz18) planes of all ones or all zeros.
+    white-to-move for lz18) planes of all ones or all zeros. The alphago kinds come
+    from ``goboard.reference_planes`` and need the mover's ``legal`` mask.
     """
+    if kind.startswith("alphago"):
+        assert legal is not None, "the alphago planes need the legal mask"
+        return alphago_planes(record, to_play, legal, kind)
     size = record[-1].shape[0]
     count = {"agz17": 17, "lz18": 18}[kind]
     planes = np.zeros((count, size, size), dtype=np.uint8)

@@ -12,7 +12,7 @@ from goboard import BLACK, WHITE, features_batch, legal_mask_batch
 from goboard import reference as ref
 
 KINDS = goboard.FEATURE_KINDS
-PLANES = {"agz17": 17, "lz18": 18}
+PLANES = {"agz17": 17, "lz18": 18, "alphago48": 48, "alphago49": 49}
 
 
 def mixed_boards(size: int, rng: np.random.Generator) -> list[goboard.Board]:
@@ -33,12 +33,30 @@ def boards(request: pytest.FixtureRequest, rng) -> list[goboard.Board]:
 
 
 def test_feature_kinds_and_plane_names() -> None:
-    assert KINDS == ("agz17", "lz18")
+    assert KINDS == ("agz17", "lz18", "alphago48", "alphago49")
     history = [f"{side}_t{k}" for side in ("own", "opp") for k in range(8)]
     agz = [name for name, _ in goboard.feature_planes("agz17")]
     lz = [name for name, _ in goboard.feature_planes("lz18")]
     assert agz == [*history, "black_to_move"]
     assert lz == [*history, "black_to_move", "white_to_move"]
+    alphago = [name for name, _ in goboard.feature_planes("alphago49")]
+    groups = [
+        f"{group}_{k}"
+        for group, first in (
+            ("turns_since", 1),
+            ("liberties", 1),
+            ("capture_size", 0),
+            ("self_atari", 1),
+            ("liberties_after", 1),
+        )
+        for k in range(first, first + 8)
+    ]
+    assert alphago == [
+        *("own", "opponent", "empty", "ones"),
+        *groups,
+        *("ladder_capture", "ladder_escape", "sensible", "zeros", "black_to_move"),
+    ]
+    assert [name for name, _ in goboard.feature_planes("alphago48")] == alphago[:48]
     for kind in KINDS:
         descriptions = [d for _, d in goboard.feature_planes(kind)]
         assert all(isinstance(d, str) and d for d in descriptions)

@@ -21,6 +21,7 @@ import goboard
 from goboard import BLACK, WHITE, symmetries
 from goboard.coords import from_gtp, to_gtp
 from goboard.errors import IllegalMoveError
+from goboard.reference_planes import alphago_planes
 from goboard.text import parse
 
 GOLDEN = Path(__file__).resolve().parent / "data" / "features_golden.txt"
@@ -37,13 +38,17 @@ class GoldenCase:
     setup_to_play: int = BLACK
 
     def board(self) -> goboard.Board:
+        return self.board_after(len(self.moves))
+
+    def board_after(self, n: int) -> goboard.Board:
+        """The start with the first ``n`` moves played."""
         if self.setup is None:
             board = goboard.Board(self.size)
         else:
             board = goboard.Board.from_stones(
                 parse(self.setup), to_play=self.setup_to_play
             )
-        for vertex in self.moves:
+        for vertex in self.moves[:n]:
             board.play_gtp(vertex)
         return board
 
@@ -63,6 +68,15 @@ SETUP_5X5 = """
     O . . . .
     . . . . .
     . . . . .
+"""
+LADDER_7X7 = """
+    . . . . . . .
+    . . X . . . .
+    . . O X . . .
+    . X . . . . .
+    . . . . . . .
+    . . . . . . .
+    . . . . . O .
 """
 CAPTURE_PASS = ("A4", "A5", "B5", "pass", "C3", "D4")  # B5 captures A5
 
@@ -85,6 +99,12 @@ CASES = [
         setup=SETUP_5X5,
         setup_to_play=WHITE,
     ),
+    # AlphaGo 2016 planes: history ages, a capture, and the ko point left empty.
+    GoldenCase("capture_pass_5x5_alphago48", "alphago48", CAPTURE_PASS, size=5),
+    # A ladder: Black B5 or C4 takes White C5 (the White stone at F2 is too late to
+    # break the one from B5); after Black's B5, White's escape at C4 fails.
+    GoldenCase("ladder_7x7_alphago49", "alphago49", (), setup=LADDER_7X7),
+    GoldenCase("ladder_escape_7x7_alphago48", "alphago48", ("B5",), setup=LADDER_7X7),
 ]
 
 # The records of the 5x5 cases, position by position, drawn by hand from the moves.
@@ -181,6 +201,30 @@ def test_golden_agrees_with_hand_written_records(name: str) -> None:
     assert dump_case(case, expected, to_play) == golden_sections()[name]
 
 
+@pytest.mark.parametrize(
+    "case",
+    [case for case in CASES if case.kind.startswith("alphago")],
+    ids=lambda case: case.name,
+)
+def test_alphago_golden_agrees_with_the_slow_definitions(case: GoldenCase) -> None:
+    """The alphago golden planes are those of goboard.reference_planes."""
+    board = case.board()
+    record = [case.board_after(n).stones() for n in range(len(case.moves) + 1)]
+    expected = alphago_planes(record, board.to_play, board.legal_mask(), case.kind)
+    assert dump_case(case, expected, board.to_play) == golden_sections()[case.name]
+
+
+def test_ladder_golden_cases_by_hand() -> None:
+    ladder = next(c for c in CASES if c.name == "ladder_7x7_alphago49").board()
+    f = ladder.features("alphago49", dtype=np.uint8)
+    assert vertices(f[44]) == {"B5", "C4"} and vertices(f[45]) == set()
+    escape = next(c for c in CASES if c.name == "ladder_escape_7x7_alphago48").board()
+    f = escape.features("alphago48", dtype=np.uint8)
+    # White C5 is in atari; C4 would give it 2 liberties (plane 37), not enough.
+    assert escape.liberties(from_gtp("C5", 7)) == 1 and "C4" in vertices(f[37])
+    assert vertices(f[45]) == set()
+
+
 # ---- plane semantics, spelled out ----------------------------------------------------
 
 
@@ -260,7 +304,9 @@ def test_every_position_of_random_games_matches_the_model(size, kind, rng) -> No
         board, moves, record = random_game(size, length, rng, pass_rate=0.2)
         for n in range(len(moves) + 1):
             position = replay(moves[:n], size)
-            expected = expected_planes(record[: n + 1], position.to_play, kind)
+            expected = expected_planes(
+                record[: n + 1], position.to_play, kind, position.legal_mask()
+            )
             np.testing.assert_array_equal(
                 position.features(kind, dtype=np.uint8), expected
             )

@@ -10,6 +10,7 @@ from typing_extensions import Self, disjoint_base
 from .rules import Rules
 
 FEATURE_KINDS: tuple[str, ...]
+"""("agz17", "lz18", "alphago48", "alphago49"): see planes.h and the README."""
 
 def zobrist_keys(size: int) -> NDArray[np.uint64]:
     """Zobrist keys [2, N*N]: black stones then white stones."""
@@ -21,7 +22,7 @@ def features_batch(
     out: NDArray[Any] | None = None,
     dtype: Any = None,
 ) -> NDArray[Any]:
-    """Planes [B, C, N, N], float32 (default) or uint8."""
+    """Planes [B, C, N, N], float32 (default) or uint8; C = 17, 18, 48 or 49."""
 
 def legal_mask_batch(
     boards: Iterable[Board], out: NDArray[np.bool_] | None = None

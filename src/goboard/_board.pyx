@@ -452,8 +452,10 @@ cdef class Board:
 
 # ---- batched entry points: one C loop each, without the GIL --------------------------
 
-FEATURE_KINDS = ("agz17", "lz18")
-_FEATURE_SETS = {"agz17": cb.GB_FEATURES_AGZ17, "lz18": cb.GB_FEATURES_LZ18}
+FEATURE_KINDS = ("agz17", "lz18", "alphago48", "alphago49")
+_FEATURE_SETS = {"agz17": cb.GB_FEATURES_AGZ17, "lz18": cb.GB_FEATURES_LZ18,
+                 "alphago48": cb.GB_FEATURES_ALPHAGO48,
+                 "alphago49": cb.GB_FEATURES_ALPHAGO49}
 
 
 cdef int _feature_set(kind) except -1:
@@ -527,21 +529,35 @@ def features_batch(boards, kind="agz17", out=None, dtype=None):
     cdef int fs = _feature_set(kind)
     cdef int64_t n = len(batch), i
     cdef int size = (<Board>batch[0]).b.size
+    cdef int64_t width = size * size + 1
+    cdef Board board
     out = _planes_out(out, (n, cb.gb_features_count(fs), size, size), dtype)
     cdef const cb.gb_board **bp = <const cb.gb_board **>PyMem_Malloc(
         n * sizeof(cb.gb_board *))
     cdef const cb.gb_stone_history **hp = <const cb.gb_stone_history **>PyMem_Malloc(
         n * sizeof(cb.gb_stone_history *))
+    cdef uint8_t *masks = NULL
     try:
         if bp == NULL or hp == NULL:
             raise MemoryError()
         for i in range(n):
             bp[i] = &(<Board>batch[i]).b
             hp[i] = &(<Board>batch[i]).past
-        _write_planes(bp, hp, n, fs, out)
+        if cb.gb_features_need_moves(fs):
+            # Move planes need each board's legal moves under its own rules.
+            masks = <uint8_t *>PyMem_Malloc(n * width)
+            if masks == NULL:
+                raise MemoryError()
+            for i in range(n):
+                board = batch[i]
+                with nogil:
+                    cb.gb_board_legal_mask(&board.b, &board.crules, &board.seen,
+                                           &masks[i * width])
+        _write_planes(bp, hp, masks, n, fs, out)
     finally:
         PyMem_Free(bp)
         PyMem_Free(hp)
+        PyMem_Free(masks)
     return out
 
 
@@ -557,20 +573,42 @@ def _planes_out(out, shape, dtype):
 
 
 cdef int _write_planes(const cb.gb_board **bp, const cb.gb_stone_history **hp,
-                       int64_t n, int fs, out) except -1:
-    """Fill the checked C-contiguous ``out`` (float32 or uint8) without the GIL."""
+                       const uint8_t *masks, int64_t n, int fs, out) except -1:
+    """Fill the checked C-contiguous ``out`` (float32 or uint8) without the GIL.
+
+    ``masks`` holds the n legal masks (N*N + 1 bytes each) the move planes need; it
+    may be NULL for the other kinds.
+    """
     cdef float[::1] f32
     cdef uint8_t[::1] u8
     cdef int64_t stride_c = out.shape[2] * out.shape[3]
     cdef int64_t stride_b = out.shape[1] * stride_c
-    if out.dtype == np.float32:
-        f32 = out.reshape(-1)
-        with nogil:
-            cb.gb_features_write_f32(bp, hp, n, fs, &f32[0], stride_b, stride_c)
-    else:
-        u8 = out.reshape(-1)
-        with nogil:
-            cb.gb_features_write_u8(bp, hp, n, fs, &u8[0], stride_b, stride_c)
+    cdef int64_t width = stride_c + 1, i
+    cdef const uint8_t **lp = NULL
+    cdef cb.gb_board *scratch = NULL
+    if cb.gb_features_need_moves(fs):
+        lp = <const uint8_t **>PyMem_Malloc(n * sizeof(uint8_t *))
+        scratch = <cb.gb_board *>PyMem_Malloc(cb.GB_LADDER_DEPTH * sizeof(cb.gb_board))
+        if lp == NULL or scratch == NULL:
+            PyMem_Free(lp)
+            PyMem_Free(scratch)
+            raise MemoryError()
+        for i in range(n):
+            lp[i] = &masks[i * width]
+    try:
+        if out.dtype == np.float32:
+            f32 = out.reshape(-1)
+            with nogil:
+                cb.gb_features_write_f32(bp, hp, lp, n, fs, scratch, &f32[0], stride_b,
+                                         stride_c)
+        else:
+            u8 = out.reshape(-1)
+            with nogil:
+                cb.gb_features_write_u8(bp, hp, lp, n, fs, scratch, &u8[0], stride_b,
+                                        stride_c)
+    finally:
+        PyMem_Free(lp)
+        PyMem_Free(scratch)
     return 0
 
 
@@ -920,6 +958,7 @@ cdef class Pool:
         if n == 0:
             return out
         cdef const int64_t[::1] sv = s
+        cdef int64_t width = size * size + 1
         cdef cb.gb_stone_history *hist = <cb.gb_stone_history *>PyMem_Malloc(
             n * sizeof(cb.gb_stone_history))
         cdef const cb.gb_board **bp = <const cb.gb_board **>PyMem_Malloc(
@@ -927,19 +966,26 @@ cdef class Pool:
         cdef const cb.gb_stone_history **hp = (
             <const cb.gb_stone_history **>PyMem_Malloc(
                 n * sizeof(cb.gb_stone_history *)))
+        cdef uint8_t *masks = NULL
+        cdef bint moves = cb.gb_features_need_moves(fs)
         try:
-            if hist == NULL or bp == NULL or hp == NULL:
+            if moves:
+                masks = <uint8_t *>PyMem_Malloc(n * width)
+            if hist == NULL or bp == NULL or hp == NULL or (moves and masks == NULL):
                 raise MemoryError()
             with nogil:
                 for i in range(n):
                     cb.gb_pool_stone_history(&self.p, sv[i], &hist[i])
                     bp[i] = &self.p.boards[sv[i]]
                     hp[i] = &hist[i]
-            _write_planes(bp, hp, n, fs, out)
+                if moves:  # legality with superko along each slot's path
+                    cb.gb_pool_legal_masks(&self.p, &sv[0], n, masks, self.path)
+            _write_planes(bp, hp, masks, n, fs, out)
         finally:
             PyMem_Free(hist)
             PyMem_Free(bp)
             PyMem_Free(hp)
+            PyMem_Free(masks)
         return out
 
     def to_play(self, slots):

@@ -118,11 +118,24 @@ cdef extern from "playout.h" nogil:
                       int depth)
 
 
+cdef extern from "ladder.h" nogil:
+    enum:
+        GB_LADDER_NODES
+        GB_LADDER_DEPTH
+
+    bint gb_ladder_captures(const gb_board *b, gb_loc move, gb_loc target,
+                            gb_board *scratch)
+    bint gb_ladder_escapes(const gb_board *b, gb_loc move, gb_loc target,
+                           gb_board *scratch)
+
+
 cdef extern from "planes.h" nogil:
     enum:
         GB_HISTORY
         GB_FEATURES_AGZ17
         GB_FEATURES_LZ18
+        GB_FEATURES_ALPHAGO48
+        GB_FEATURES_ALPHAGO49
 
     ctypedef struct gb_stone_history:
         int8_t count
@@ -132,16 +145,21 @@ cdef extern from "planes.h" nogil:
         const char *name
         const char *description
 
+    bint gb_features_need_moves(int set)
     int gb_features_count(int set)
     const gb_plane_info *gb_features_plane(int set, int i)
     void gb_history_reset(gb_stone_history *h, const gb_board *b)
     void gb_history_push(gb_stone_history *h, const gb_board *b)
     int gb_features_write_f32(const gb_board *const *boards,
-                              const gb_stone_history *const *histories, int64_t n,
-                              int set, float *out, int64_t stride_b, int64_t stride_c)
+                              const gb_stone_history *const *histories,
+                              const uint8_t *const *legal, int64_t n, int set,
+                              gb_board *scratch, float *out, int64_t stride_b,
+                              int64_t stride_c)
     int gb_features_write_u8(const gb_board *const *boards,
-                             const gb_stone_history *const *histories, int64_t n,
-                             int set, uint8_t *out, int64_t stride_b, int64_t stride_c)
+                             const gb_stone_history *const *histories,
+                             const uint8_t *const *legal, int64_t n, int set,
+                             gb_board *scratch, uint8_t *out, int64_t stride_b,
+                             int64_t stride_c)
 
 
 cdef extern from "pool.h" nogil:

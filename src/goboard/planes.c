@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "playout.h"
+
 static const gb_plane_info agz17[] = {
     {"own_t0", "stones of the side to move, now"},
     {"own_t1", "stones of the side to move, 1 move ago"},
@@ -24,16 +26,81 @@ static const gb_plane_info agz17[] = {
     {"white_to_move", "all ones if white is to move (lz18 only)"},
 };
 
+static const gb_plane_info alphago49[] = {
+    {"own", "stones of the side to move"},
+    {"opponent", "opponent stones"},
+    {"empty", "empty points"},
+    {"ones", "all ones"},
+    {"turns_since_1", "stones played 1 move ago"},
+    {"turns_since_2", "stones played 2 moves ago"},
+    {"turns_since_3", "stones played 3 moves ago"},
+    {"turns_since_4", "stones played 4 moves ago"},
+    {"turns_since_5", "stones played 5 moves ago"},
+    {"turns_since_6", "stones played 6 moves ago"},
+    {"turns_since_7", "stones played 7 moves ago"},
+    {"turns_since_8", "stones played 8 or more moves ago, or before the record"},
+    {"liberties_1", "stones of strings with 1 liberty"},
+    {"liberties_2", "stones of strings with 2 liberties"},
+    {"liberties_3", "stones of strings with 3 liberties"},
+    {"liberties_4", "stones of strings with 4 liberties"},
+    {"liberties_5", "stones of strings with 5 liberties"},
+    {"liberties_6", "stones of strings with 6 liberties"},
+    {"liberties_7", "stones of strings with 7 liberties"},
+    {"liberties_8", "stones of strings with 8 or more liberties"},
+    {"capture_size_0", "legal moves that capture no stone"},
+    {"capture_size_1", "legal moves that capture 1 opponent stone"},
+    {"capture_size_2", "legal moves that capture 2 opponent stones"},
+    {"capture_size_3", "legal moves that capture 3 opponent stones"},
+    {"capture_size_4", "legal moves that capture 4 opponent stones"},
+    {"capture_size_5", "legal moves that capture 5 opponent stones"},
+    {"capture_size_6", "legal moves that capture 6 opponent stones"},
+    {"capture_size_7", "legal moves that capture 7 or more opponent stones"},
+    {"self_atari_1", "legal moves leaving a 1-stone own string in atari"},
+    {"self_atari_2", "legal moves leaving a 2-stone own string in atari"},
+    {"self_atari_3", "legal moves leaving a 3-stone own string in atari"},
+    {"self_atari_4", "legal moves leaving a 4-stone own string in atari"},
+    {"self_atari_5", "legal moves leaving a 5-stone own string in atari"},
+    {"self_atari_6", "legal moves leaving a 6-stone own string in atari"},
+    {"self_atari_7", "legal moves leaving a 7-stone own string in atari"},
+    {"self_atari_8", "legal moves leaving an own string of 8 or more stones in atari"},
+    {"liberties_after_1", "legal moves after which the mover's string has 1 liberty"},
+    {"liberties_after_2", "legal moves after which the mover's string has 2 liberties"},
+    {"liberties_after_3", "legal moves after which the mover's string has 3 liberties"},
+    {"liberties_after_4", "legal moves after which the mover's string has 4 liberties"},
+    {"liberties_after_5", "legal moves after which the mover's string has 5 liberties"},
+    {"liberties_after_6", "legal moves after which the mover's string has 6 liberties"},
+    {"liberties_after_7", "legal moves after which the mover's string has 7 liberties"},
+    {"liberties_after_8", "legal moves after which the mover's string has 8+ liberties"},
+    {"ladder_capture", "legal moves that capture an opponent string in a ladder"},
+    {"ladder_escape", "legal moves that save an own string in atari from the ladder"},
+    {"sensible", "legal moves that do not fill a true eye of the mover"},
+    {"zeros", "all zeros"},
+    {"black_to_move", "all ones if black is to move (alphago49 only)"},
+};
+
 int
 gb_features_count(int set)
 {
-    return set == GB_FEATURES_AGZ17 ? 17 : set == GB_FEATURES_LZ18 ? 18 : 0;
+    switch (set) {
+    case GB_FEATURES_AGZ17:
+        return 17;
+    case GB_FEATURES_LZ18:
+        return 18;
+    case GB_FEATURES_ALPHAGO48:
+        return 48;
+    case GB_FEATURES_ALPHAGO49:
+        return 49;
+    default:
+        return 0;
+    }
 }
 
 const gb_plane_info *
 gb_features_plane(int set, int i)
 {
-    return i >= 0 && i < gb_features_count(set) ? &agz17[i] : NULL;
+    if (i < 0 || i >= gb_features_count(set))
+        return NULL;
+    return gb_features_need_moves(set) ? &alphago49[i] : &agz17[i];
 }
 
 /* Bytes of the mailbox that hold the board: up to the last on-board loc. */
@@ -105,6 +172,10 @@ match_u8(void *dst, const gb_color *mailbox, int n, int stride, gb_color c)
 static void
 fill_f32(void *dst, int points, int value)
 {
+    if (value == 0) { /* 0.0f is all zero bits; memset is the fastest zeroing */
+        memset(dst, 0, (size_t)points * sizeof(float));
+        return;
+    }
     float *restrict out = dst;
     for (int p = 0; p < points; p++)
         out[p] = (float)value;
@@ -119,13 +190,248 @@ fill_u8(void *dst, int points, int value)
 static const struct plane_kernels f32_kernels = {sizeof(float), match_f32, fill_f32};
 static const struct plane_kernels u8_kernels = {sizeof(uint8_t), match_u8, fill_u8};
 
+/* ---- AlphaGo 2016 planes ------------------------------------------------------------- */
+
+enum {
+    P_OWN = 0, P_OPP = 1, P_EMPTY = 2, P_ONES = 3, P_TURNS = 4, P_LIBS = 12,
+    P_CAPTURE = 20, P_SELF_ATARI = 28, P_LIBS_AFTER = 36, P_LADDER_CAPTURE = 44,
+    P_LADDER_ESCAPE = 45, P_SENSIBLE = 46, P_ZEROS = 47, P_BLACK = 48
+};
+#define LIST_LIBS 8 /* liberties listed per string: all of them for strings with <= 8 */
+
+/* What the analysis of one position keeps: liberty lists at string heads and a mark
+ * array, so a move's outcome is counted without playing it. */
+typedef struct analysis {
+    const gb_board *b;
+    uint16_t epoch;
+    uint16_t mark[GB_ARR_SIZE];          /* == epoch: seen in the current count */
+    gb_loc libs[GB_ARR_SIZE][LIST_LIBS]; /* heads of strings with <= 8 liberties */
+} analysis;
+
+/* What a legal move at an empty point would do; libs capped as the planes need. */
+typedef struct outcome {
+    int captured; /* opponent stones removed */
+    int libs;     /* liberties of the mover's new string, capped at 8; 0 for suicide */
+    int stones;   /* stones of the mover's new string */
+} outcome;
+
+static void
+list_liberties(analysis *a)
+{
+    const gb_board *b = a->b;
+    for (int row = 0; row < b->size; row++) {
+        for (int col = 0; col < b->size; col++) {
+            gb_loc h = (gb_loc)((row + 1) * b->stride + col + 1);
+            if (b->color[h] == GB_EMPTY || b->head[h] != h || b->libs[h] > LIST_LIBS)
+                continue;
+            int n = 0;
+            gb_loc s = h;
+            a->epoch++;
+            do {
+                for (int d = 0; d < 4; d++) {
+                    gb_loc e = (gb_loc)(s + b->adj[d]);
+                    if (b->color[e] == GB_EMPTY && a->mark[e] != a->epoch) {
+                        a->mark[e] = a->epoch;
+                        a->libs[h][n++] = e;
+                    }
+                }
+                s = b->next[s];
+            } while (s != h && n < b->libs[h]);
+        }
+    }
+}
+
+/* Marks e for the current count; true if it was not marked yet. */
+static inline bool
+mark_new(analysis *a, gb_loc e)
+{
+    if (a->mark[e] == a->epoch)
+        return false;
+    a->mark[e] = a->epoch;
+    return true;
+}
+
+/* The outcome of the side to move playing the empty point v (known to be legal);
+ * heads gets the distinct neighbouring strings (GB_NULL_LOC elsewhere). */
+static outcome
+move_outcome(analysis *a, gb_loc v, gb_loc heads[4])
+{
+    const gb_board *b = a->b;
+    const gb_color c = b->to_play;
+    outcome o = {0, 0, 1};
+    gb_loc captured[4], friends[4];
+    int ncaptured = 0, nfriends = 0, libs = 0;
+    bool many = false; /* a joined string keeps 8 or more liberties anyway */
+    a->epoch++;
+    a->mark[v] = a->epoch;
+    heads[0] = heads[1] = heads[2] = heads[3] = GB_NULL_LOC;
+    for (int d = 0; d < 4; d++) {
+        gb_loc e = (gb_loc)(v + b->adj[d]);
+        gb_loc h = b->head[e];
+        if (b->color[e] == GB_EMPTY) {
+            libs += mark_new(a, e);
+            continue;
+        }
+        if (b->color[e] == GB_WALL || h == heads[0] || h == heads[1] || h == heads[2])
+            continue;
+        heads[d] = h;
+        if (b->color[h] == c) {
+            friends[nfriends++] = h;
+            o.stones += b->stones[h];
+            if (b->libs[h] > LIST_LIBS) {
+                many = true;
+                continue;
+            }
+            for (int i = 0; i < b->libs[h]; i++)
+                libs += mark_new(a, a->libs[h][i]);
+        } else if (b->libs[h] == 1) {
+            captured[ncaptured++] = h;
+            o.captured += b->stones[h];
+        }
+    }
+    /* A captured stone becomes a liberty if it touches v or a joined string. */
+    for (int i = 0; i < ncaptured && !many; i++) {
+        gb_loc s = captured[i];
+        do {
+            for (int d = 0; d < 4; d++) {
+                gb_loc e = (gb_loc)(s + b->adj[d]);
+                bool joined = e == v;
+                for (int f = 0; f < nfriends && !joined; f++)
+                    joined = b->color[e] == c && b->head[e] == friends[f];
+                if (joined) {
+                    libs += mark_new(a, s);
+                    break;
+                }
+            }
+            s = b->next[s];
+        } while (s != captured[i]);
+    }
+    o.libs = many || libs > 8 ? 8 : libs;
+    return o;
+}
+
+/* Where one board's planes go: plane k at base + k * plane_bytes, values of elem bytes.
+ * Every plane starts zeroed; only ones are written, straight into the caller's array. */
+typedef struct plane_out {
+    char *base;
+    int64_t plane_bytes;
+    size_t elem; /* sizeof(float) or 1 */
+} plane_out;
+
+static inline void
+put(const plane_out *o, int plane, int p)
+{
+    char *dst = o->base + plane * o->plane_bytes;
+    if (o->elem == sizeof(float))
+        ((float *)dst)[p] = 1.0f;
+    else
+        ((uint8_t *)dst)[p] = 1;
+}
+
+static inline int
+cap(int value, int most)
+{
+    return value < most ? value : most;
+}
+
+/* The ones of one board's planes (the caller zeroes and fills the constant planes). */
+static void
+alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
+               gb_board *scratch, const plane_out *out)
+{
+    const gb_board *b = a->b;
+    const int n = b->size;
+    const gb_color own = b->to_play, opp = (gb_color)-own;
+    a->epoch = 0;
+    memset(a->mark, 0, sizeof a->mark);
+    list_liberties(a);
+    /* History positions 1..7 back, NULL past the start of the record. */
+    const gb_color *back[GB_HISTORY];
+    for (int k = 1; k < GB_HISTORY; k++)
+        back[k] = past(h, k);
+    for (int p = 0, row = 0; row < n; row++) {
+        for (int col = 0; col < n; col++, p++) {
+            gb_loc v = (gb_loc)((row + 1) * b->stride + col + 1);
+            gb_color c = b->color[v];
+            if (c != GB_EMPTY) {
+                put(out, c == own ? P_OWN : P_OPP, p);
+                int age = 8;
+                for (int k = 1; k < GB_HISTORY && back[k] != NULL; k++) {
+                    if (back[k][v] != c) {
+                        age = k;
+                        break;
+                    }
+                }
+                put(out, P_TURNS + age - 1, p);
+                put(out, P_LIBS + cap(b->libs[b->head[v]], 8) - 1, p);
+                continue;
+            }
+            put(out, P_EMPTY, p);
+            if (!legal[p])
+                continue;
+            gb_loc heads[4];
+            outcome o = move_outcome(a, v, heads);
+            put(out, P_CAPTURE + cap(o.captured, 7), p);
+            if (o.libs == 1)
+                put(out, P_SELF_ATARI + cap(o.stones, 8) - 1, p);
+            if (o.libs > 0)
+                put(out, P_LIBS_AFTER + o.libs - 1, p);
+            if (!gb_board_is_true_eye(b, v, own))
+                put(out, P_SENSIBLE, p);
+            bool ladder_capture = false, ladder_escape = false;
+            for (int d = 0; d < 4; d++) {
+                gb_loc hd = heads[d];
+                if (hd == GB_NULL_LOC)
+                    continue;
+                if (b->color[hd] == opp && b->libs[hd] == 2 && !ladder_capture && o.libs > 0)
+                    ladder_capture = gb_ladder_captures(b, v, hd, scratch);
+                /* Escape reads only when the move leaves exactly 2 liberties. */
+                if (b->color[hd] == own && b->libs[hd] == 1 && !ladder_escape)
+                    ladder_escape = o.libs >= 3 ||
+                                    (o.libs == 2 && gb_ladder_escapes(b, v, hd, scratch));
+            }
+            if (ladder_capture)
+                put(out, P_LADDER_CAPTURE, p);
+            if (ladder_escape)
+                put(out, P_LADDER_ESCAPE, p);
+        }
+    }
+}
+
+static void
+write_alphago(const gb_board *const *boards, const gb_stone_history *const *histories,
+              const uint8_t *const *legal, int64_t count, int set, gb_board *scratch,
+              char *out, int64_t stride_b, int64_t stride_c,
+              const struct plane_kernels *kern)
+{
+    const int64_t plane_bytes = stride_c * (int64_t)kern->elem;
+    const int planes = gb_features_count(set);
+    analysis a;
+    for (int64_t i = 0; i < count; i++) {
+        const int points = boards[i]->size * boards[i]->size;
+        plane_out o = {out + i * stride_b * (int64_t)kern->elem, plane_bytes, kern->elem};
+        for (int k = 0; k < planes; k++) {
+            int ones = k == P_ONES || (k == P_BLACK && boards[i]->to_play == GB_BLACK);
+            kern->fill(o.base + k * plane_bytes, points, ones);
+        }
+        a.b = boards[i];
+        alphago_planes(&a, histories[i], legal[i], scratch, &o);
+    }
+}
+
 static int
 write_planes(const gb_board *const *boards, const gb_stone_history *const *histories,
-             int64_t count, int set, char *out, int64_t stride_b, int64_t stride_c,
+             const uint8_t *const *legal, int64_t count, int set, gb_board *scratch,
+             char *out, int64_t stride_b, int64_t stride_c,
              const struct plane_kernels *kern)
 {
     if (gb_features_count(set) == 0)
         return GB_ERR_SIZE;
+    if (gb_features_need_moves(set)) {
+        write_alphago(boards, histories, legal, count, set, scratch, out, stride_b,
+                      stride_c, kern);
+        return GB_OK;
+    }
     const int64_t plane_bytes = stride_c * (int64_t)kern->elem;
     for (int64_t i = 0; i < count; i++) {
         const gb_board *b = boards[i];
@@ -154,18 +460,20 @@ write_planes(const gb_board *const *boards, const gb_stone_history *const *histo
 
 int
 gb_features_write_f32(const gb_board *const *boards,
-                      const gb_stone_history *const *histories, int64_t count,
-                      int set, float *out, int64_t stride_b, int64_t stride_c)
+                      const gb_stone_history *const *histories,
+                      const uint8_t *const *legal, int64_t count, int set,
+                      gb_board *scratch, float *out, int64_t stride_b, int64_t stride_c)
 {
-    return write_planes(boards, histories, count, set, (char *)out, stride_b, stride_c,
-                        &f32_kernels);
+    return write_planes(boards, histories, legal, count, set, scratch, (char *)out,
+                        stride_b, stride_c, &f32_kernels);
 }
 
 int
 gb_features_write_u8(const gb_board *const *boards,
-                     const gb_stone_history *const *histories, int64_t count,
-                     int set, uint8_t *out, int64_t stride_b, int64_t stride_c)
+                     const gb_stone_history *const *histories,
+                     const uint8_t *const *legal, int64_t count, int set,
+                     gb_board *scratch, uint8_t *out, int64_t stride_b, int64_t stride_c)
 {
-    return write_planes(boards, histories, count, set, (char *)out, stride_b, stride_c,
-                        &u8_kernels);
+    return write_planes(boards, histories, legal, count, set, scratch, (char *)out,
+                        stride_b, stride_c, &u8_kernels);
 }

@@ -12,6 +12,26 @@
  *
  * Positions before the start of the record (fewer than 8 moves played, or a set-up
  * board) give all-zero history planes. A pass is a position too (the same stones).
+ *
+ * alphago48 (the AlphaGo 2016 policy network) and alphago49 (its value network: the
+ * same and a 49th plane); the one-hot groups end with an "or more" plane:
+ *   0..2   own stone, opponent stone, empty
+ *   3      ones
+ *   4..11  stones: played 1, 2, ..., 7, >=8 moves ago (the first position back, within
+ *          the last GB_HISTORY, where the point did not hold this stone; older, or on a
+ *          set-up board: >=8)
+ *   12..19 stones: liberties of the string 1, ..., 7, >=8
+ *   20..27 legal moves: opponent stones captured 0, 1, ..., 6, >=7
+ *   28..35 legal moves leaving the mover's new string on one liberty: its stones
+ *          1, ..., 7, >=8
+ *   36..43 legal moves: liberties of the mover's new string 1, ..., 7, >=8 (all zero
+ *          for a multi-stone suicide)
+ *   44     legal moves that capture an opponent string in a ladder (ladder.h)
+ *   45     legal moves on the last liberty of an own string that escape the ladder
+ *   46     legal moves that do not fill a true eye of the mover (gb_board_is_true_eye)
+ *   47     zeros
+ *   48     (alphago49) ones if black is to move
+ * Legality is the caller's legal mask (the game's ko and superko rules).
  */
 #ifndef GB_PLANES_H
 #define GB_PLANES_H
@@ -19,11 +39,25 @@
 #include <stdint.h>
 
 #include "board.h"
+#include "ladder.h"
 
 #define GB_FEATURES_V1 1
 #define GB_HISTORY 8 /* a power of two: the ring index wraps by masking */
 
-enum gb_feature_set { GB_FEATURES_AGZ17 = 0, GB_FEATURES_LZ18 = 1, GB_FEATURE_SETS = 2 };
+enum gb_feature_set {
+    GB_FEATURES_AGZ17 = 0,
+    GB_FEATURES_LZ18 = 1,
+    GB_FEATURES_ALPHAGO48 = 2,
+    GB_FEATURES_ALPHAGO49 = 3,
+    GB_FEATURE_SETS = 4
+};
+
+/* True for the sets that need a legal mask and ladder scratch. */
+static inline int
+gb_features_need_moves(int set)
+{
+    return set == GB_FEATURES_ALPHAGO48 || set == GB_FEATURES_ALPHAGO49;
+}
 
 /* The last GB_HISTORY stone arrays of a game, newest at `latest`, kept beside the board
  * (not in it) so playouts and tree nodes never copy them. */
@@ -54,15 +88,19 @@ void gb_history_reset(gb_stone_history *h, const gb_board *b);
 void gb_history_push(gb_stone_history *h, const gb_board *b);
 
 /* Writes the planes of `set` for `count` boards: board i's plane c at out + i * stride_b +
- * c * stride_c, N * N contiguous values (row-major). Returns GB_OK, or GB_ERR_SIZE for
- * an unknown set. Reads only its arguments: safe without the GIL. */
+ * c * stride_c, N * N contiguous values (row-major). For the alphago sets, legal[i] is
+ * board i's legal mask (N * N + 1 bytes, pass last) and scratch has room for
+ * GB_LADDER_DEPTH boards; other sets ignore both (NULL is fine). Returns GB_OK, or
+ * GB_ERR_SIZE for an unknown set. Writes only out and scratch: safe without the GIL. */
 int gb_features_write_f32(const gb_board *const *boards,
-                          const gb_stone_history *const *histories, int64_t count,
-                          int set,
-                          float *out, int64_t stride_b, int64_t stride_c);
+                          const gb_stone_history *const *histories,
+                          const uint8_t *const *legal, int64_t count, int set,
+                          gb_board *scratch, float *out, int64_t stride_b,
+                          int64_t stride_c);
 int gb_features_write_u8(const gb_board *const *boards,
-                         const gb_stone_history *const *histories, int64_t count,
-                          int set,
-                         uint8_t *out, int64_t stride_b, int64_t stride_c);
+                         const gb_stone_history *const *histories,
+                         const uint8_t *const *legal, int64_t count, int set,
+                         gb_board *scratch, uint8_t *out, int64_t stride_b,
+                         int64_t stride_c);
 
 #endif /* GB_PLANES_H */
