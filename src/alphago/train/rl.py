@@ -15,8 +15,11 @@ at the phase it was in:
    before the round (on the batch, eval mode); it stops early once the KL exceeds
    ``4 * kl_target``. Then the learning-rate multiplier adapts: divided by 1.5 when the
    KL was above ``2 * kl_target``, multiplied by 1.5 below ``kl_target / 2``, kept in
-   [0.1, 10]. Every round logs the losses, the KL, the learning rate and multiplier,
-   the policy entropy and the value head's explained variance.
+   [0.1, 10]. Every round logs the losses (with the ownership and score losses when
+   their weights are on), the KL, the learning rate and multiplier, the policy
+   entropy and the value head's explained variance. A batch is drawn the same way
+   with the auxiliary losses on or off, so runs that differ only in them train on
+   the same positions.
 3. **evaluation**: the trained network (candidate) plays the best one
    (:mod:`alphago.train.arena`, colours alternated); it becomes the best when it scores
    at least ``gate_threshold``. Every ``baseline_every`` iterations the best network
@@ -54,10 +57,11 @@ from typing import Any
 
 import numpy as np
 import torch
+from numpy.typing import NDArray
 from tqdm import tqdm
 
 from ..atomic import remove_stale_temporaries
-from ..data.examples import Examples, sample_batch
+from ..data.examples import Examples, sample_aux_batch, sample_batch
 from ..nets.model import NetConfig, PolicyValueNet
 from ..nets.weights import load_weights, save_weights, weights_bytes
 from .arena import Contestant, play_arena
@@ -177,13 +181,19 @@ def train_round(
     learner: Learner, replay: Examples, rng: np.random.Generator, config: RLConfig
 ) -> dict[str, float]:
     """One KL-controlled round (module docstring); returns the metrics to log."""
-    planes, policy, value = sample_batch(replay, rng, learner.config.batch_size)
+    batch = learner.config.batch_size
+    owner: NDArray[np.float32] | None = None
+    score: NDArray[np.float32] | None = None
+    if learner.aux:
+        planes, policy, value, owner, score = sample_aux_batch(replay, rng, batch)
+    else:
+        planes, policy, value = sample_batch(replay, rng, batch)
     old = learner.policy_logp(planes)
     first: dict[str, float] | None = None
     kl = 0.0
     epochs = 0
     for _ in range(config.epochs):
-        out = learner.train_step(planes, policy, value)
+        out = learner.train_step(planes, policy, value, owner, score)
         first = first or out
         epochs += 1
         kl = _kl(old, learner.policy_logp(planes))
