@@ -423,3 +423,36 @@ def test_cli_refuses_bad_pooling_blocks(
     assert "global_pooling" in capsys.readouterr().err
     assert main(args + ["--global-pooling", "x"]) == 1
     assert "block indices" in capsys.readouterr().err
+
+
+def test_gnugo_capture_all_dead_switch() -> None:
+    from alphago.data.gendata import GenConfig, gnugo_command
+
+    assert "--capture-all-dead" in gnugo_command(1, 0, "gnugo", capture_all_dead=True)
+    assert "--capture-all-dead" not in gnugo_command(1, 0, "gnugo")
+    assert not GenConfig().capture_all_dead
+
+
+def test_init_weights_without_the_heads_get_fresh_ones(tmp_path: Path) -> None:
+    """``train rl --init SL.pt --ownership-weight 1.5``: the supervised net's
+    weights, plus new ownership and score heads."""
+    from alphago.nets.weights import save_weights
+
+    torch.manual_seed(5)
+    start = PolicyValueNet(NetConfig(board_size=SIZE, blocks=1, filters=8))
+    save_weights(start, tmp_path / "sl.pt")
+    train = TrainConfig(batch_size=8, ownership_weight=1.5, score_weight=0.25)
+    learner = train_rl(
+        tmp_path / "run",
+        RL,
+        None,
+        train,
+        init_weights=tmp_path / "sl.pt",
+        progress=False,
+        stop_after=(0, "selfplay"),
+    )
+    config = learner.model.config
+    assert config.ownership_head and config.score_head
+    best = load_weights(tmp_path / "run" / "best.pt")
+    for key, value in start.state_dict().items():
+        assert torch.equal(best.state_dict()[key], value), key

@@ -173,6 +173,12 @@ def add_training_commands(sub: Any) -> None:
         help="how many best moves the opening draws from (default 4)",
     )
     gen.add_argument("--gnugo", default=None, help="GNU Go's path (default: found)")
+    gen.add_argument(
+        "--capture-all-dead",
+        action="store_true",
+        help="GNU Go captures every dead stone before passing, so the final position "
+        "counts as the result (shards then carry final ownership and score targets)",
+    )
 
     sh = sub.add_parser("shards", help="SGF files to training shards")
     sh.add_argument("sgf", nargs="+", metavar="SGF", help="SGF files or directories")
@@ -395,6 +401,7 @@ def _cmd_gendata(args: argparse.Namespace) -> int:
         opening_plies=args.opening_plies,
         top_k=args.top_k,
         gnugo=args.gnugo,
+        capture_all_dead=args.capture_all_dead,
     )
     with tqdm(total=args.games, desc="gendata", unit="game", file=sys.stderr) as bar:
         bar.update(args.games - sum(1 for _ in _missing(args.out, args.games)))

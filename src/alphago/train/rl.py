@@ -50,6 +50,7 @@ so that runs differing in one switch can be compared at equal cost.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -349,8 +350,10 @@ def train_rl(
     """Run (or resume) the self-play loop in ``run_dir``; returns the learner.
 
     A new run starts from ``init_weights`` (e.g. a supervised network; its shape
-    replaces ``net_config``) or from random weights. An existing run resumes from its
-    checkpoint with its stored configs. ``stop_after=(iteration, phase)`` stops once
+    replaces ``net_config``, with freshly initialised ownership and score heads
+    added when ``train_config`` weights those losses and the network lacks them)
+    or from random weights. An existing run resumes from its checkpoint with its
+    stored configs. ``stop_after=(iteration, phase)`` stops once
     that phase of that iteration is done (as a crash would): the tests use it.
     ``device``, ``precision`` and ``selfplay_device``: module docstring ("Devices");
     each is checked before anything runs (ValueError, one line). ``cpu_hours``: stop
@@ -374,7 +377,7 @@ def train_rl(
         train_config = train_config or TrainConfig()
         if init_weights is not None:
             start = load_weights(init_weights)
-            net_config = start.config
+            net_config = _with_aux_heads(start.config, train_config)
         net_config = net_config or NetConfig(board_size=config.selfplay.size)
         if net_config.board_size != config.selfplay.size:
             raise ValueError("the network's board size differs from self-play's")
@@ -382,7 +385,7 @@ def train_rl(
             run, config, net_config, train_config, device, precision, selfplay_device
         )
         if init_weights is not None:
-            state.learner.model.load_state_dict(start.state_dict())
+            _load_start(state.learner.model, start)
         save_weights(state.learner.model, run / "best.pt")
         state.save()
     cfg = state.config
@@ -405,6 +408,28 @@ def train_rl(
             if stop_after == (state.iteration - (phase == "evaluate"), phase):
                 break
     return state.learner
+
+
+def _with_aux_heads(config: NetConfig, train: TrainConfig) -> NetConfig:
+    """``config`` plus the heads ``train``'s auxiliary losses need."""
+    return dataclasses.replace(
+        config,
+        ownership_head=config.ownership_head or train.ownership_weight > 0,
+        score_head=config.score_head or train.score_weight > 0,
+    )
+
+
+def _load_start(model: PolicyValueNet, start: PolicyValueNet) -> None:
+    """``start``'s weights into ``model``, which may have heads ``start`` lacks
+    (they keep their fresh initialisation); every other key must match."""
+    result = model.load_state_dict(start.state_dict(), strict=False)
+    added = ("ownership_conv.", "score_fc.")
+    stray = [k for k in result.missing_keys if not k.startswith(added)]
+    if result.unexpected_keys or stray:
+        raise ValueError(
+            f"the initial weights do not fit the network: "
+            f"{sorted(result.unexpected_keys + stray)[:3]}"
+        )
 
 
 def _advance(bar: tqdm[Any], done: int) -> None:
