@@ -5,6 +5,7 @@ Zero export's refusal."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -38,21 +39,21 @@ def slow_block(block: GlobalPoolingBlock, x: np.ndarray) -> np.ndarray:
                     out[o, i, j] = (w[o] * pad[:, i : i + 3, j : j + 3]).sum()
         return out
 
-    def bn(layer: torch.nn.Module, a: np.ndarray) -> np.ndarray:
+    def bn(layer: Any, a: np.ndarray) -> np.ndarray:
         mean = layer.running_mean.double().numpy()[:, None, None]
         var = layer.running_var.double().numpy()[:, None, None]
         beta = layer.bias.detach().double().numpy()[:, None, None]
-        return (a - mean) / np.sqrt(var + 1e-5) + beta
+        return np.asarray((a - mean) / np.sqrt(var + 1e-5) + beta)
 
-    def w(layer: torch.nn.Module) -> np.ndarray:
-        return layer.weight.detach().double().numpy()
+    def w(layer: Any) -> np.ndarray:
+        return np.asarray(layer.weight.detach().double().numpy())
 
     g = np.maximum(bn(block.pool_bn, conv3(w(block.pool_conv), x)), 0.0)
     pooled = np.concatenate([g.mean(axis=(1, 2)), g.max(axis=(1, 2))])
     bias = w(block.pool_fc) @ pooled + block.pool_fc.bias.detach().double().numpy()
     y = conv3(w(block.conv1), x) + bias[:, None, None]
     y = np.maximum(bn(block.bn1, y), 0.0)
-    return np.maximum(bn(block.bn2, conv3(w(block.conv2), y)) + x, 0.0)
+    return np.asarray(np.maximum(bn(block.bn2, conv3(w(block.conv2), y)) + x, 0.0))
 
 
 def test_the_pooling_block_matches_a_slow_formula() -> None:
@@ -82,7 +83,8 @@ def test_the_pooling_block_matches_a_slow_formula() -> None:
 
 
 def test_config_switch_json_and_weights(tmp_path: Path) -> None:
-    config = NetConfig(board_size=5, blocks=3, filters=8, global_pooling=[1, 2])
+    # A list (as JSON gives) becomes a tuple.
+    config = NetConfig(board_size=5, blocks=3, filters=8, global_pooling=[1, 2])  # type: ignore[arg-type]
     assert config.global_pooling == (1, 2)
     assert NetConfig.from_json(config.to_json()) == config
     model = PolicyValueNet(config)
@@ -96,7 +98,7 @@ def test_config_switch_json_and_weights(tmp_path: Path) -> None:
     with torch.no_grad():
         (p1, v1, _), (p2, v2, _) = model(x), back(x)
     assert torch.equal(p1, p2) and torch.equal(v1, v2)
-    for bad in ([3], [1, 1], [2, 1], [-1]):
+    for bad in ((3,), (1, 1), (2, 1), (-1,)):
         with pytest.raises(ValueError, match="global_pooling"):
             NetConfig(board_size=5, blocks=3, filters=8, global_pooling=bad)
     with pytest.raises(TypeError, match="global_pooling"):

@@ -96,7 +96,7 @@ def test_examples_carry_the_targets_through_save_take_and_concat(
             old.policy,
             old.value,
             old.kind,
-            np.zeros((5, SIZE, SIZE), np.float32),  # type: ignore[arg-type]
+            np.zeros((5, SIZE, SIZE), np.float32),
             old.value,
         )
 
@@ -219,9 +219,9 @@ def test_aux_losses_match_a_slow_formula() -> None:
     assert float(score_loss.detach()) == pytest.approx(want_score / rows, rel=1e-5)
     # No target anywhere: zero, and no NaN leaks into the gradient.
     nothing = torch.full((6,), float("nan"))
-    a, b = aux_losses(model.heads(x), owner, nothing)
-    (a + b).backward()  # type: ignore[no-untyped-call]
-    assert float(a.detach()) == 0.0 and float(b.detach()) == 0.0
+    no_own, no_score = aux_losses(model.heads(x), owner, nothing)
+    (no_own + no_score).backward()  # type: ignore[no-untyped-call]
+    assert float(no_own.detach()) == 0.0 and float(no_score.detach()) == 0.0
     assert all(
         torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None
     )
