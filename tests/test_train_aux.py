@@ -456,3 +456,14 @@ def test_init_weights_without_the_heads_get_fresh_ones(tmp_path: Path) -> None:
     best = load_weights(tmp_path / "run" / "best.pt")
     for key, value in start.state_dict().items():
         assert torch.equal(best.state_dict()[key], value), key
+
+
+def test_report_draws_the_auxiliary_losses_when_logged() -> None:
+    from alphago.train.report import panels
+
+    rows = [
+        {"kind": "train", "step": 1, "time": 0.0, "loss": 3.0, "ownership_loss": 0.6},
+        {"kind": "train", "step": 2, "time": 0.0, "loss": 2.9, "score_loss": 0.4},
+    ]
+    assert panels(rows)[:2] == ["Losses", "Auxiliary losses"]
+    assert "Auxiliary losses" not in panels([{**rows[0], "ownership_loss": None}])
