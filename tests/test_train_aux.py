@@ -4,6 +4,7 @@ before they existed (made here the way main's code wrote them)."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from pathlib import Path
@@ -467,3 +468,31 @@ def test_report_draws_the_auxiliary_losses_when_logged() -> None:
     ]
     assert panels(rows)[:2] == ["Losses", "Auxiliary losses"]
     assert "Auxiliary losses" not in panels([{**rows[0], "ownership_loss": None}])
+
+
+def test_selfplay_forced_playouts_switch() -> None:
+    config = SelfPlayConfig(
+        simulations=24,
+        parallel_games=2,
+        leaves_per_batch=2,
+        size=SIZE,
+        komi=0.5,
+        dirichlet_alpha=0.5,
+        forced_playouts=True,
+        temperature_moves=0,
+    )
+    assert config.search_config().forced_playouts
+    assert not SelfPlayConfig(size=SIZE).search_config().forced_playouts
+    with pytest.raises(ValueError, match="PUCT search only"):
+        SelfPlayConfig(size=SIZE, search="gumbel", forced_playouts=True)
+    torch.manual_seed(0)
+    model = PolicyValueNet(NetConfig(board_size=SIZE, blocks=1, filters=8))
+    forced = play_games(model, config, 2, seed=2).examples
+    plain = play_games(
+        model, dataclasses.replace(config, forced_playouts=False), 2, seed=2
+    ).examples
+    np.testing.assert_allclose(forced.policy.sum(axis=1), 1.0, rtol=1e-5)
+    # Pruning drops children: the targets are sparser than plain visit counts.
+    assert (forced.policy > 0).sum(axis=1).mean() < (plain.policy > 0).sum(
+        axis=1
+    ).mean()
