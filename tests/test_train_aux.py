@@ -496,3 +496,48 @@ def test_selfplay_forced_playouts_switch() -> None:
     assert (forced.policy > 0).sum(axis=1).mean() < (plain.policy > 0).sum(
         axis=1
     ).mean()
+
+
+def test_train_sl_with_the_aux_losses_from_shards(
+    tmp_path: Path, examples: Examples
+) -> None:
+    """``train sl --ownership-weight --score-weight`` on shards built from played
+    out records (plus one old shard, masked): both parts are logged in training
+    and validation, and the run resumes with them."""
+    data = tmp_path / "shards"
+    data.mkdir()
+    # The old shard first: validation (the last 5%) is then new examples.
+    (data / "shard-00000.npz").write_bytes(old_shard_bytes(examples.take(slice(0, 20))))
+    examples.save(data / "shard-00001.npz")
+    run = tmp_path / "sl"
+    args = ["train", "sl", str(run), "--data", str(data), "--size", str(SIZE)]
+    args += ["--blocks", "1", "--filters", "8", "--batch", "16", "--threads", "1"]
+    args += ["--log-every", "2", "--checkpoint-every", "2", "--val-every", "2"]
+    args += ["--ownership-weight", "1.5", "--score-weight", "0.25", "--no-progress"]
+    assert main(args + ["--steps", "2"]) == 0
+    assert main(args + ["--steps", "4"]) == 0  # resumes; stored steps (2) win
+    state = load_checkpoint(run / "checkpoint.pt")
+    assert state["train_config"]["ownership_weight"] == 1.5
+    lines = read_metrics(run / "metrics.jsonl")
+    train = [r for r in lines if r["kind"] == "train"]
+    val = [r for r in lines if r["kind"] == "validation"]
+    assert train and val
+    assert train[0]["ownership_loss"] > 0 and train[0]["score_loss"] > 0
+    assert val[0]["val_ownership_loss"] > 0 and val[0]["val_score_loss"] > 0
+
+
+def test_validation_reports_aux_losses_only_over_rows_with_targets(
+    examples: Examples,
+) -> None:
+    torch.manual_seed(0)
+    config = TrainConfig(batch_size=8, ownership_weight=1.5, score_weight=0.25)
+    learner = Learner(PolicyValueNet(AUX_NET), config)
+    with_targets = learner.validate(examples)
+    assert with_targets["val_ownership_loss"] > 0
+    plain = Examples(examples.planes, examples.policy, examples.value, examples.kind)
+    assert "val_ownership_loss" not in learner.validate(plain)
+    # Masked rows change nothing.
+    half = Examples.concat([plain, examples])
+    assert learner.validate(half)["val_ownership_loss"] == pytest.approx(
+        with_targets["val_ownership_loss"], rel=1e-5
+    )

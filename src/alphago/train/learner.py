@@ -436,9 +436,12 @@ class Learner:
         return out
 
     def _validate_aux(self, examples: Examples, batch_size: int) -> dict[str, float]:
-        """Mean ownership and score losses over the rows with targets."""
+        """Mean ownership and score losses over the rows with targets (nothing when
+        no row has them)."""
         assert examples.ownership is not None and examples.score is not None
         rows = int(np.isfinite(examples.score).sum())
+        if rows == 0:
+            return {}
         own = score = 0.0
         with torch.inference_mode():
             for start in range(0, len(examples), batch_size):
@@ -449,7 +452,6 @@ class Learner:
                 a, b = aux_losses(self._forward_heads(x), o, s)
                 own += float(a) * count
                 score += float(b) * count
-        rows = max(rows, 1)
         return {"val_ownership_loss": own / rows, "val_score_loss": score / rows}
 
     def state_dict(self) -> dict[str, Any]:
