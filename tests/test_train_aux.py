@@ -457,6 +457,15 @@ def test_init_weights_without_the_heads_get_fresh_ones(tmp_path: Path) -> None:
     best = load_weights(tmp_path / "run" / "best.pt")
     for key, value in start.state_dict().items():
         assert torch.equal(best.state_dict()[key], value), key
+    with pytest.raises(ValueError, match="global pooling changes"):
+        train_rl(
+            tmp_path / "pooled",
+            RL,
+            NetConfig(board_size=SIZE, blocks=1, filters=8, global_pooling=(0,)),
+            train,
+            init_weights=tmp_path / "sl.pt",
+            progress=False,
+        )
 
 
 def test_report_draws_the_auxiliary_losses_when_logged() -> None:

@@ -377,6 +377,12 @@ def train_rl(
         train_config = train_config or TrainConfig()
         if init_weights is not None:
             start = load_weights(init_weights)
+            pooling = () if net_config is None else net_config.global_pooling
+            if pooling and pooling != start.config.global_pooling:
+                raise ValueError(
+                    "global pooling changes the residual blocks, so it cannot be "
+                    "added to the initial weights' network; start without them"
+                )
             net_config = _with_aux_heads(start.config, train_config)
         net_config = net_config or NetConfig(board_size=config.selfplay.size)
         if net_config.board_size != config.selfplay.size:
