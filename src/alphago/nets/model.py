@@ -79,7 +79,7 @@ BN_EPS = 1e-5
 _OPTIONAL_KEYS = ("score_head", "global_pooling")
 
 
-def index_list_bad(indices: tuple[int, ...] | list[int], count: int) -> bool:
+def _bad_block_list(indices: tuple[int, ...] | list[int], count: int) -> bool:
     """Whether ``indices`` is not a strictly ascending list in 0..count-1."""
     values = list(indices)
     return values != sorted(set(values)) or any(not 0 <= i < count for i in values)
@@ -140,7 +140,7 @@ class NetConfig:
             raise TypeError(f"global_pooling must be a sequence of ints, not {kind}")
         for index in pooling:
             _check_int("a global_pooling block", index, 0)
-        if index_list_bad(pooling, self.blocks):
+        if _bad_block_list(pooling, self.blocks):
             raise ValueError(
                 f"global_pooling must list distinct blocks in 0..{self.blocks - 1} in "
                 f"ascending order, not {list(pooling)}"
@@ -309,8 +309,9 @@ class GlobalPoolingBlock(nn.Module):
         return bias
 
     def forward(self, x: Tensor) -> Tensor:
-        bias = self.pooled_bias(x)
-        y = self.conv1(x) + bias.to(x.dtype)[:, :, None, None]
+        y = self.conv1(x)
+        # Under autocast the bias may come out in another type than the conv's.
+        y = y + self.pooled_bias(x).to(y.dtype)[:, :, None, None]
         y = torch.relu(self.bn1(y))
         return torch.relu(self.bn2(self.conv2(y)) + x)
 
