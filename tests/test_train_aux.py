@@ -550,3 +550,14 @@ def test_validation_reports_aux_losses_only_over_rows_with_targets(
     assert learner.validate(half)["val_ownership_loss"] == pytest.approx(
         with_targets["val_ownership_loss"], rel=1e-5
     )
+
+
+def test_only_the_weighted_parts_are_logged(examples: Examples) -> None:
+    torch.manual_seed(0)
+    config = TrainConfig(batch_size=8, ownership_weight=1.5)
+    learner = Learner(PolicyValueNet(AUX_NET), config)
+    assert learner.terms == (*TERMS, "ownership_loss")
+    out = learner.train_step(*sample_aux_batch(examples, np.random.default_rng(0), 8))
+    assert "ownership_loss" in out and "score_loss" not in out
+    val = learner.validate(examples)
+    assert "val_ownership_loss" in val and "val_score_loss" not in val

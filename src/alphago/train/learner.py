@@ -173,7 +173,8 @@ def batch_stats(
 
 #: The metrics a training step returns, in the order of its metrics tensor.
 TERMS = ("loss", "policy_loss", "value_loss", "l2")
-#: What a step with the auxiliary losses adds after :data:`TERMS`.
+#: What a step with the auxiliary losses adds after :data:`TERMS` (each only when
+#: its weight is on).
 AUX_TERMS = ("ownership_loss", "score_loss")
 STATS = ("entropy", "accuracy", "explained_variance")
 
@@ -235,7 +236,10 @@ class Learner:
         #: The auxiliary losses are on (their weights above 0).
         self.aux = config.ownership_weight > 0 or config.score_weight > 0
         #: The loss terms a step returns, in the order of its metrics tensor.
-        self.terms = TERMS + AUX_TERMS if self.aux else TERMS
+        weights = (config.ownership_weight, config.score_weight)
+        self.terms = TERMS + tuple(
+            name for name, w in zip(AUX_TERMS, weights, strict=True) if w > 0
+        )
         self.step = 0
         self.lr_multiplier = 1.0
         self.skipped_steps = 0
@@ -436,8 +440,8 @@ class Learner:
         return out
 
     def _validate_aux(self, examples: Examples, batch_size: int) -> dict[str, float]:
-        """Mean ownership and score losses over the rows with targets (nothing when
-        no row has them)."""
+        """Mean ownership and score losses over the rows with targets, those this
+        learner trains (nothing when no row has targets)."""
         assert examples.ownership is not None and examples.score is not None
         rows = int(np.isfinite(examples.score).sum())
         if rows == 0:
@@ -452,7 +456,8 @@ class Learner:
                 a, b = aux_losses(self._forward_heads(x), o, s)
                 own += float(a) * count
                 score += float(b) * count
-        return {"val_ownership_loss": own / rows, "val_score_loss": score / rows}
+        out = {"val_ownership_loss": own / rows, "val_score_loss": score / rows}
+        return {k: v for k, v in out.items() if k[4:] in self.terms}
 
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to continue: weights, optimiser, counters (and the fp16
