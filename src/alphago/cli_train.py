@@ -61,6 +61,48 @@ def _add_net_options(p: argparse.ArgumentParser) -> None:
         choices=("agz17", "lz18"),
         help="input planes (default agz17)",
     )
+    p.add_argument(
+        "--global-pooling",
+        nargs="?",
+        const="auto",
+        default=None,
+        metavar="BLOCKS",
+        help="KataGo's global pooling biases in some residual blocks: a comma "
+        "list of block indices (from 0), or no value for every third block "
+        "(2, 5, 8, ...; the last block when there are fewer than 3); default off",
+    )
+
+
+def _pooling_blocks(text: str | None, blocks: int) -> tuple[int, ...]:
+    """The blocks of ``--global-pooling`` (ValueError, one line, if bad)."""
+    if text is None:
+        return ()
+    if text == "auto":
+        chosen = tuple(range(2, blocks, 3))
+        return chosen or ((blocks - 1,) if blocks else ())
+    try:
+        return tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise ValueError(
+            f"--global-pooling takes block indices like 2,5, not {text!r}"
+        ) from None
+
+
+def _add_aux_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--ownership-weight",
+        type=_finite,
+        default=0.0,
+        help="weight of the final-ownership loss (KataGo's auxiliary target; adds an "
+        "ownership head; KataGo used 1.5; default 0: off)",
+    )
+    p.add_argument(
+        "--score-weight",
+        type=_finite,
+        default=0.0,
+        help="weight of the final-score loss (adds a score head; we suggest 0.25; "
+        "default 0: off)",
+    )
 
 
 def _add_optimizer_options(p: argparse.ArgumentParser, lr: float) -> None:
@@ -131,6 +173,12 @@ def add_training_commands(sub: Any) -> None:
         help="how many best moves the opening draws from (default 4)",
     )
     gen.add_argument("--gnugo", default=None, help="GNU Go's path (default: found)")
+    gen.add_argument(
+        "--capture-all-dead",
+        action="store_true",
+        help="GNU Go captures every dead stone before passing, so the final position "
+        "counts as the result (shards then carry final ownership and score targets)",
+    )
 
     sh = sub.add_parser("shards", help="SGF files to training shards")
     sh.add_argument("sgf", nargs="+", metavar="SGF", help="SGF files or directories")
@@ -160,6 +208,7 @@ def add_training_commands(sub: Any) -> None:
     sl.add_argument("--data", nargs="+", metavar="SHARDS", help="shard files or dirs")
     _add_net_options(sl)
     _add_optimizer_options(sl, 1e-3)
+    _add_aux_options(sl)
     sl.add_argument("--steps", type=int, default=20_000, help="steps (default 20000)")
     sl.add_argument(
         "--schedule",
@@ -197,6 +246,7 @@ def add_training_commands(sub: Any) -> None:
     )
     _add_net_options(rl)
     _add_optimizer_options(rl, 1e-3)
+    _add_aux_options(rl)
     rl.add_argument(
         "--iterations", type=int, default=100, help="iterations (default 100)"
     )
@@ -229,6 +279,12 @@ def add_training_commands(sub: Any) -> None:
         type=_at_least(1),
         default=None,
         help="simulations of the cheap searches (default: --simulations / 5)",
+    )
+    rl.add_argument(
+        "--forced-playouts",
+        action="store_true",
+        help="KataGo's forced playouts and policy target pruning in self-play's "
+        "full searches (PUCT only; default off)",
     )
     rl.add_argument(
         "--parallel-games",
@@ -345,6 +401,7 @@ def _cmd_gendata(args: argparse.Namespace) -> int:
         opening_plies=args.opening_plies,
         top_k=args.top_k,
         gnugo=args.gnugo,
+        capture_all_dead=args.capture_all_dead,
     )
     with tqdm(total=args.games, desc="gendata", unit="game", file=sys.stderr) as bar:
         bar.update(args.games - sum(1 for _ in _missing(args.out, args.games)))
@@ -418,6 +475,9 @@ def _net_and_optimizer(
         blocks=args.blocks,
         filters=args.filters,
         input_planes=args.planes,
+        ownership_head=args.ownership_weight > 0,
+        score_head=args.score_weight > 0,
+        global_pooling=_pooling_blocks(args.global_pooling, args.blocks),
     )
     train = TrainConfig(
         optimizer=args.optimizer,
@@ -425,6 +485,8 @@ def _net_and_optimizer(
         l2=args.l2,
         value_weight=args.value_weight,
         batch_size=args.batch,
+        ownership_weight=args.ownership_weight,
+        score_weight=args.score_weight,
         **schedule,
     )
     return net, train
@@ -477,6 +539,7 @@ def _train_rl(args: argparse.Namespace, device: str, precision: str | None) -> i
         search=args.search,
         full_search_fraction=args.full_search_fraction,
         cheap_simulations=args.cheap_simulations,
+        forced_playouts=args.forced_playouts,
     )
     config = RLConfig(
         iterations=args.iterations,

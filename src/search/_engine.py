@@ -26,7 +26,7 @@ from ._step import Idx, ScoreFn, Walks
 from .config import SearchConfig, UCTConfig, _Common
 from .evaluator import TRUSTED, Evaluator, Positions, RolloutPolicy, check_output
 from .filters import MoveFilter, filter_legal
-from .puct import ucb1_scores
+from .puct import forced_visits, ucb1_scores
 from .result import SearchResult
 from .tree import EXPANDED, TERMINAL, Tree
 
@@ -157,6 +157,14 @@ class MCTS(RootsMixin):
             ).reshape(-1, self.tree.num_actions)
         self._noise = puct.dirichlet_fraction if puct else 0.0
         self._alpha = puct.dirichlet_alpha if puct else 0.0
+        # Forced playouts (KataGo): only at roots searched with noise, so only when
+        # the config has noise; games flagged in _forced_games for the current run.
+        self._forcing = bool(puct and puct.forced_playouts and rule == "puct")
+        self._forcing = self._forcing and self._noise > 0.0
+        self._forced_k = puct.forced_k if puct else 0.0
+        self._forced_games = np.zeros(len(boards), dtype=np.bool_)
+        if self._forcing:
+            self._scores = self._forced_scorer(self._scores)
         self._exploration = config.exploration if isinstance(config, UCTConfig) else 0.0
         self._filters: list[tuple[MoveFilter, ...]] = [()] * len(boards)
         self._filtered = False
@@ -288,6 +296,9 @@ class MCTS(RootsMixin):
         if root_noise is not None:
             noise = _per_game("root_noise", root_noise, chosen.size, "b")
         self._prepare_roots(chosen, budgets, noise)
+        if self._forcing:
+            self._forced_games[:] = False
+            self._forced_games[chosen[noise]] = True
         budget = np.zeros(self.games, dtype=np.int64)
         budget[chosen] = budgets
         remaining = budget.copy()
@@ -342,6 +353,32 @@ class MCTS(RootsMixin):
             stop_event=stop_event,
             temperature=temperature,
         )[0]
+
+    def _forced_scorer(self, plain: ScoreFn) -> ScoreFn:
+        """``plain`` with forced playouts at the roots of the games flagged in
+        ``_forced_games``: a child with visits but fewer than
+        :func:`search.puct.forced_visits` scores above every unforced child (by
+        1e9, so the forced ones keep their PUCT order among themselves)."""
+        t = self.tree
+        flags, k = self._forced_games, self._forced_k
+
+        def scores(rows: Idx, bases: Idx) -> NDArray[np.float64]:
+            u = plain(rows, bases)
+            at_root = rows == bases
+            if not at_root.any():
+                return u
+            at_root &= flags[bases // t.stride]
+            picked = np.flatnonzero(at_root)
+            if picked.size == 0:
+                return u
+            r = rows[picked]
+            n = t.edge_n_rows.take(r, axis=0)
+            need = forced_visits(t.prior_rows.take(r, axis=0), n.sum(axis=1), k)
+            force = (n > 0.0) & (n < need)
+            u[picked] += np.where(force, 1e9, 0.0)
+            return u
+
+        return scores
 
     def _has_room(self, games: I64) -> NDArray[np.bool_]:
         return np.asarray(self.tree.num_nodes[games] < self.tree.capacity)

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 
 import goboard
 
-from .puct import choose_move, dirichlet_mix
+from .puct import choose_move, dirichlet_mix, prune_forced
 from .result import SearchResult
 from .tree import EXPANDED
 
@@ -82,6 +82,9 @@ class RootsMixin:
     _noise_saved: list[NDArray[np.float32] | None]
     _noise: float
     _alpha: float
+    _forcing: bool = False
+    _forced_games: NDArray[np.bool_]
+    _forced_k: float
 
     def _leaf_values(
         self,
@@ -173,6 +176,13 @@ class RootsMixin:
             pi = np.where(legal, prior, 0.0).astype(np.float64)
             pi /= max(pi.sum(), 1e-12)
             move = int(np.argmax(np.where(legal, prior, -1.0)))
+        pruned = None
+        if total > 0 and self._forcing and self._forced_games[g]:
+            explore = float(t.explore[g, 0])
+            pruned = prune_forced(
+                visits_raw, np.nan_to_num(q), prior, explore, self._forced_k
+            )
+            pi = pruned / pruned.sum()
         value = t.node_value(g)
         threshold = self.config.resign_threshold
         resign = False
@@ -189,6 +199,7 @@ class RootsMixin:
             num_simulations=sims,
             resign=resign,
             elapsed=elapsed,
+            pruned_visits=pruned,
         )
 
     # -- moving on -------------------------------------------------------------

@@ -123,12 +123,22 @@ class SearchConfig(_Common):
     urgency, see the module docstring), ``dirichlet_alpha`` (> 0) and
     ``dirichlet_fraction`` (in [0, 1]; 0 disables root noise). AlphaGo Zero used
     alpha 0.03 on 19x19; about 10 / (number of legal moves) is the usual scaling.
+
+    ``forced_playouts`` (default off) turns on KataGo's forced playouts and policy
+    target pruning (Wu 2019, section 3.1) at every root searched with Dirichlet
+    noise: a root child that has been visited gets at least
+    ``sqrt(forced_k * P * total)`` visits (``P`` its noisy prior, ``total`` the root
+    children's visits), and the result's ``pi`` then takes back the forced visits
+    that PUCT alone would not have given (:func:`search.puct.prune_forced`). Off,
+    or at a root without noise, the search is exactly the plain one.
     """
 
     c_puct: float = 1.5
     fpu_reduction: float = 0.25
     dirichlet_alpha: float = 0.03
     dirichlet_fraction: float = 0.0
+    forced_playouts: bool = False
+    forced_k: float = 2.0
 
     def __post_init__(self) -> None:
         _check_common(self)
@@ -140,6 +150,9 @@ def _check_puct(cfg: SearchConfig) -> None:
     _real("fpu_reduction", cfg.fpu_reduction, -2.0, 2.0)
     _real("dirichlet_alpha", cfg.dirichlet_alpha, 0.0, low_open=True)
     _real("dirichlet_fraction", cfg.dirichlet_fraction, 0.0, 1.0)
+    if not isinstance(cfg.forced_playouts, bool):
+        raise TypeError("forced_playouts must be a bool")
+    _real("forced_k", cfg.forced_k, 0.0, low_open=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,8 @@ __all__ = [
     "UNVISITED_UCB",
     "choose_move",
     "dirichlet_mix",
+    "forced_visits",
+    "prune_forced",
     "puct_scores",
     "ucb1_scores",
     "visit_distribution",
@@ -57,6 +59,59 @@ def puct_scores(
     u /= visits + 1.0
     u += q
     return u
+
+
+def forced_visits(
+    prior: NDArray[np.floating],  # [..., A], -inf = illegal
+    total: NDArray[np.float64] | float,  # [...], the children's visits
+    k: float,
+) -> F64:
+    """KataGo's forced playouts: ``sqrt(k * P * total)`` per child (0 where illegal)."""
+    p = np.maximum(prior, 0.0)  # -inf (illegal) -> 0, no NaN from the sqrt
+    return np.asarray(np.sqrt(k * p * np.asarray(total)[..., None]), dtype=np.float64)
+
+
+def prune_forced(
+    visits: NDArray[np.floating],  # [A]
+    q: NDArray[np.floating],  # [A], parent's view; any value where unvisited
+    prior: NDArray[np.floating],  # [A], -inf = illegal
+    explore: float,  # c_puct * sqrt(N_parent), as the selection used it
+    k: float,
+) -> F64:
+    """Policy target pruning (Wu 2019, section 3.1) of root visit counts ``[A]``.
+
+    ``c*``, the most visited child (the first of a tie), keeps its visits; its
+    PUCT score ``U* = Q* + P* * explore / (1 + N*)`` is the bar. Every other child
+    gives back up to ``floor(forced_visits)`` visits, one at a time for as long as
+    its score after giving one back, ``Q + P * explore / (1 + n)``, stays below
+    ``U*``: the visits PUCT would have given it anyway stay, only the forced excess
+    goes. A child left with one visit or none is dropped (0).
+
+    Returns:
+        float64 [A] pruned visit counts (whole numbers), never above ``visits``.
+    """
+    n = np.asarray(visits, dtype=np.float64)
+    if n.sum() <= 0:
+        return n.copy()
+    best = int(np.argmax(n))
+    p = np.where(np.isfinite(prior), prior, 0.0).astype(np.float64)
+    qq = np.where(n > 0, np.asarray(q, dtype=np.float64), 0.0)
+    bar = qq[best] + p[best] * explore / (1.0 + n[best])
+    allowed = np.floor(forced_visits(prior, n.sum(), k))
+    out = n.copy()
+    # Remove one visit per round from every child still allowed to give one back;
+    # at most max(allowed) rounds (about sqrt(2 * total)).
+    for _ in range(int(allowed.max()) if allowed.size else 0):
+        fewer = np.maximum(out - 1.0, 0.0)
+        score = qq + p * explore / (1.0 + fewer)
+        can = (out > 0) & (n - fewer <= allowed) & (score < bar)
+        can[best] = False
+        if not can.any():
+            break
+        out[can] = fewer[can]
+    out[out <= 1.0] = 0.0
+    out[best] = n[best]
+    return out
 
 
 def ucb1_scores(

@@ -22,7 +22,8 @@ class SearchResult:
             ``np.nan_to_num`` or ``visits > 0`` to mask).
         pi: float64 [A], the training target: the visit distribution
             ``visits / visits.sum()`` (if nothing was visited, the renormalised legal
-            priors); for ``search.Gumbel``, its improved policy (below).
+            priors); for ``search.Gumbel``, its improved policy (below); with forced
+            playouts at a noisy root, ``pruned_visits`` normalised.
         move: the chosen move (point, or N*N for pass), per the temperature.
         value: mean value of the root from its side to move, in [-1, 1].
         pv: principal variation: moves along the most visited children.
@@ -45,6 +46,9 @@ class SearchResult:
     resign: bool = False
     elapsed: float = 0.0
     improved_policy: NDArray[np.float64] | None = field(default=None, repr=False)
+    #: float64 [A]: the visits after policy target pruning when this root had
+    #: forced playouts (``SearchConfig.forced_playouts``); None otherwise.
+    pruned_visits: NDArray[np.float64] | None = field(default=None, repr=False)
 
     @property
     def best_q(self) -> float:

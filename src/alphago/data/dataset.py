@@ -4,6 +4,14 @@ Each move of a record's main line gives one example: the planes of the position 
 the move (the mover's view), the move as a one-hot policy target, and the game's result
 from the mover's side as the value target (+1 won, -1 lost, 0 tie: ``RE[0]``/``Draw``).
 
+The auxiliary targets (:mod:`alphago.data.examples`: final ownership and score) come
+from the record's final position when the game was *played out*: its result is a
+margin (``B+3.5``, ``W+0.5``, ``0``) and the Tromp-Taylor area score of the final
+position (komi included) is that margin, which holds when the dead stones were
+captured before the end (GNU Go with ``--capture-all-dead``, as ``alphago gendata``
+plays). Other games (resignations, time wins, results counted with dead stones left
+on the board) keep their examples with the auxiliary targets masked (score NaN).
+
 Skipped, each with a warning naming the file (a collection of real games holds a few):
 
 - files that do not parse, are not Go, or have a board size other than the one asked;
@@ -48,6 +56,8 @@ __all__ = [
     "PROGRESS_FILE",
     "build_shards",
     "game_examples",
+    "played_out",
+    "result_margin",
     "result_winner",
     "sgf_files",
 ]
@@ -67,6 +77,31 @@ def result_winner(result: str | None) -> int | None:
     return None
 
 
+def result_margin(result: str | None) -> float | None:
+    """The margin from Black's view of a counted result (``B+3.5`` -> 3.5,
+    ``W+0.5`` -> -0.5, ``0``/``Draw`` -> 0), None for any other (``B+R``, ``W+T``,
+    none)."""
+    text = (result or "").strip().upper()
+    if text in ("0", "DRAW", "JIGO"):
+        return 0.0
+    if len(text) >= 3 and text[0] in "BW" and text[1] == "+":
+        try:
+            margin = float(text[2:])
+        except ValueError:
+            return None
+        if margin != margin or margin in (float("inf"), float("-inf")):
+            return None
+        return margin if text[0] == "B" else -margin
+    return None
+
+
+def played_out(record: GameRecord, board: goboard.Board) -> bool:
+    """Whether ``board``, the record's final position, is settled: the record's
+    counted result equals its Tromp-Taylor area score."""
+    margin = result_margin(record.result)
+    return margin is not None and abs(board.score() - margin) < 1e-6
+
+
 def game_examples(record: GameRecord, kind: str = "agz17") -> Examples:
     """One example per move of ``record`` (see the module docstring).
 
@@ -83,6 +118,7 @@ def game_examples(record: GameRecord, kind: str = "agz17") -> Examples:
     planes: list[np.ndarray] = []
     moves: list[int] = []
     values: list[float] = []
+    colours: list[int] = []
     for colour, point in record.moves:
         if board.is_over:
             break  # moves after two passes (or a resignation) teach nothing
@@ -90,13 +126,23 @@ def game_examples(record: GameRecord, kind: str = "agz17") -> Examples:
             planes.append(board.features(kind, dtype=np.uint8))
             moves.append(point)
             values.append(0.0 if winner == 0 else (1.0 if winner == colour else -1.0))
+            colours.append(colour)
         board = play_as(board, colour, point)
     n = len(moves)
     if n == 0:
         return Examples.empty(size, kind)
     policy = np.zeros((n, size * size + 1), np.float32)
     policy[np.arange(n), moves] = 1.0
-    return Examples(np.stack(planes), policy, np.array(values, np.float32), kind)
+    movers = np.array(colours, np.float32)
+    if played_out(record, board):
+        owner = (movers[:, None, None] * board.ownership()).astype(np.int8)
+        score = (movers * float(board.score())).astype(np.float32)
+    else:
+        owner = np.zeros((n, size, size), np.int8)
+        score = np.full(n, np.nan, np.float32)
+    return Examples(
+        np.stack(planes), policy, np.array(values, np.float32), kind, owner, score
+    )
 
 
 #: File name endings of game records in directories (``.mgt``: old SGF files, as in
@@ -217,6 +263,10 @@ class _Progress:
                 value=self.pending.value,
                 kind=np.array(self.pending.kind),
             )
+            if self.pending.ownership is not None and self.pending.score is not None:
+                arrays.update(
+                    ownership=self.pending.ownership, score=self.pending.score
+                )
         buffer = io.BytesIO()
         np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
         return buffer.getvalue()
@@ -230,11 +280,14 @@ class _Progress:
                 seen = {bytes(k).decode("ascii") for k in data["seen"]}
                 pending = None
                 if "planes" in data:
+                    aux = "score" in data.files
                     pending = Examples(
                         data["planes"],
                         data["policy"],
                         data["value"],
                         str(data["kind"]),
+                        data["ownership"] if aux else None,
+                        data["score"] if aux else None,
                     )
             if state.get("version") != _PROGRESS_VERSION:
                 raise ValueError(f"unknown version {state.get('version')!r}")

@@ -13,7 +13,10 @@ considers good, so all of them are training targets, the empty board included.
 Every move is refereed by our rules (Chinese: situational superko); a move our rules
 refuse ends that game, which is dropped with a warning. The result is GNU Go's own
 ``final_score`` after two passes (it removes dead stones, which a bare Tromp-Taylor
-count of the final position would not).
+count of the final position would not). With ``capture_all_dead`` GNU Go captures
+every dead stone before it passes (``--capture-all-dead``), so the final position is
+settled and its Tromp-Taylor count is the result: ``alphago shards`` then gives the
+game's examples the final ownership and score as auxiliary targets.
 
 Games are numbered; game ``i`` uses seed ``seed + i`` for its opening choices and for
 GNU Go's random seed, and is written as ``game-{i:06d}.sgf`` atomically. A rerun skips
@@ -77,6 +80,7 @@ class GenConfig:
             C int).
         gnugo: GNU Go's program path (default: found by :func:`find_gnugo`).
         move_timeout: Seconds GNU Go may think on one move.
+        capture_all_dead: Run GNU Go with ``--capture-all-dead`` (module docstring).
     """
 
     games: int = 100
@@ -89,6 +93,7 @@ class GenConfig:
     seed: int = 0
     gnugo: str | None = None
     move_timeout: float = 60.0
+    capture_all_dead: bool = False
 
     def __post_init__(self) -> None:
         for name in ("games", "level", "size", "opening_plies", "top_k", "workers"):
@@ -139,13 +144,22 @@ def find_gnugo() -> str:
     return found
 
 
-def gnugo_command(level: int, seed: int | str = 0, gnugo: str | None = None) -> str:
+def gnugo_command(
+    level: int,
+    seed: int | str = 0,
+    gnugo: str | None = None,
+    *,
+    capture_all_dead: bool = False,
+) -> str:
     """The GTP command line of GNU Go at ``level`` with Chinese rules (``seed`` may
-    be ``alphago.match``'s ``{game}`` field)."""
+    be ``alphago.match``'s ``{game}`` field), capturing every dead stone before it
+    passes with ``capture_all_dead``."""
     program = gnugo or find_gnugo()
+    extra = ["--capture-all-dead"] if capture_all_dead else []
     return shlex.join(
         [program, "--mode", "gtp", "--chinese-rules", "--level", str(level)]
         + ["--seed", str(seed)]
+        + extra
     )
 
 
@@ -241,7 +255,14 @@ def generate(
             record: GameRecord | None = None
             try:
                 if engine is None or not engine.alive():
-                    engine = GTPClient(gnugo_command(config.level, config.seed, gnugo))
+                    engine = GTPClient(
+                        gnugo_command(
+                            config.level,
+                            config.seed,
+                            gnugo,
+                            capture_all_dead=config.capture_all_dead,
+                        )
+                    )
                 record = play_teacher_game(engine, config, index)
                 save_sgf(record, out / f"game-{index:06d}.sgf")
             except (GTPError, EngineFailure, ValueError) as exc:

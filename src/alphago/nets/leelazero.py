@@ -130,6 +130,17 @@ def _check_exportable(model: PolicyValueNet, drop_ownership: bool) -> None:
         raise ValueError(
             f"Leela Zero's format needs 'lz18' input planes, not {cfg.input_planes!r}"
         )
+    extras = []
+    if cfg.global_pooling:
+        extras.append(f"global pooling (blocks {list(cfg.global_pooling)})")
+    if cfg.score_head:
+        extras.append("a score head")
+    if extras:
+        raise ValueError(
+            f"Leela Zero's format cannot hold {' and '.join(extras)}: its residual "
+            f"blocks are plain 3x3 convolutions and its heads are policy and value "
+            f"only; this net cannot be exported"
+        )
     if cfg.ownership_head and not drop_ownership:
         raise ValueError(
             "Leela Zero's format has no ownership head; pass drop_ownership=True "
@@ -143,7 +154,8 @@ def export_leela_zero(
     """Write ``model`` as a Leela Zero version 1 weights file, atomically.
 
     Raises:
-        ValueError: the net is not 19x19 with ``lz18`` input, or it has an ownership
+        ValueError: the net is not 19x19 with ``lz18`` input, it has global
+            pooling or a score head (never exportable), or it has an ownership
             head and ``drop_ownership`` is False.
     """
     if not isinstance(model, PolicyValueNet):

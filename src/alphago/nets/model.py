@@ -7,7 +7,9 @@ Shapes (``B`` batch, ``C`` input planes, ``N`` board size, ``F`` filters):
 - policy logits: ``[B, N*N + 1]`` (pass last), before any masking or softmax;
 - value: ``[B]`` in [-1, 1] (tanh), the expected outcome for the side to move;
 - ownership (only with ``ownership_head``): ``[B, N, N]`` in [-1, 1] (tanh), +1 where
-  the side to move is expected to own the point at the end.
+  the side to move is expected to own the point at the end;
+- score (only with ``score_head``, through :meth:`PolicyValueNet.heads`): ``[B]``, the
+  expected final area margin for the side to move, in points (komi included).
 
 Layers (Leela Zero's layout, so that :mod:`alphago.nets.leelazero` converts exactly):
 
@@ -19,6 +21,22 @@ Layers (Leela Zero's layout, so that :mod:`alphago.nets.leelazero` converts exac
   fully connected 256 -> 1, tanh. The AlphaGo Zero paper and Leela Zero both put batch
   norm and ReLU after the value head's 1x1 conv; we do too.
 - ownership head: 1x1 conv F -> 1 (with bias), tanh.
+- score head: fully connected 256 -> 1 on the value head's hidden layer, times N (the
+  layer learns margin / N, about unit scale; the value and the score are two readings
+  of the same judgement of the position, so they share its features).
+- global pooling (KataGo; Wu 2019, section 4.1), in the residual blocks listed in
+  ``global_pooling``: the block's first convolution is split into F - G ordinary
+  channels and G = max(1, F // 4) pooling channels. The pooling channels go through
+  batch norm and ReLU, then their mean and max over the board (2G numbers per
+  position) through a fully connected layer 2G -> F - G, whose outputs are added to
+  the ordinary channels as one bias per channel before the block's first batch norm;
+  the second convolution maps the F - G channels back to F. Whole-board facts (who is
+  ahead, how many ko threats there are) so reach every point in one block instead of
+  crawling across the board one 3x3 convolution at a time.
+
+The score head and global pooling are not in Leela Zero's format
+(:mod:`alphago.nets.leelazero` refuses to export such nets) and are off by default,
+so nets and weights files without them are exactly those of earlier versions.
 
 Batch norm: the convolutions have no bias; each batch norm has a learned shift (beta)
 but no learned scale (gamma), as Leela Zero's trainer does (a scale before a ReLU and
@@ -32,7 +50,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 from torch import Tensor, nn
@@ -44,6 +62,8 @@ __all__ = [
     "VALUE_CHANNELS",
     "VALUE_HIDDEN",
     "BatchNorm",
+    "GlobalPoolingBlock",
+    "Heads",
     "NetConfig",
     "PolicyValueNet",
     "ResidualBlock",
@@ -55,6 +75,14 @@ POLICY_CHANNELS = 2
 VALUE_CHANNELS = 1
 VALUE_HIDDEN = 256
 BN_EPS = 1e-5
+#: Config keys :meth:`NetConfig.to_dict` leaves out when they are off.
+_OPTIONAL_KEYS = ("score_head", "global_pooling")
+
+
+def _bad_block_list(indices: tuple[int, ...] | list[int], count: int) -> bool:
+    """Whether ``indices`` is not a strictly ascending list in 0..count-1."""
+    values = list(indices)
+    return values != sorted(set(values)) or any(not 0 <= i < count for i in values)
 
 
 def _check_int(name: str, value: object, low: int, high: int | None = None) -> None:
@@ -75,6 +103,9 @@ class NetConfig:
         filters: channels of the tower (>= 1).
         input_planes: goboard feature kind, ``"agz17"`` or ``"lz18"``.
         ownership_head: add the ownership head.
+        score_head: add the score head (module docstring).
+        global_pooling: indices of the residual blocks with global pooling
+            (distinct, ascending, each < ``blocks``; empty: none).
     """
 
     board_size: int = 19
@@ -82,6 +113,8 @@ class NetConfig:
     filters: int = 64
     input_planes: str = "agz17"
     ownership_head: bool = False
+    score_head: bool = False
+    global_pooling: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         _check_int("board_size", self.board_size, 2, 19)
@@ -98,6 +131,25 @@ class NetConfig:
         if not isinstance(self.ownership_head, bool):
             kind = type(self.ownership_head).__name__
             raise TypeError(f"ownership_head must be a bool, not {kind}")
+        if not isinstance(self.score_head, bool):
+            kind = type(self.score_head).__name__
+            raise TypeError(f"score_head must be a bool, not {kind}")
+        pooling = self.global_pooling
+        if isinstance(pooling, (str, bytes)) or not isinstance(pooling, (tuple, list)):
+            kind = type(pooling).__name__
+            raise TypeError(f"global_pooling must be a sequence of ints, not {kind}")
+        for index in pooling:
+            _check_int("a global_pooling block", index, 0)
+        if _bad_block_list(pooling, self.blocks):
+            raise ValueError(
+                f"global_pooling must list distinct blocks in 0..{self.blocks - 1} in "
+                f"ascending order, not {list(pooling)}"
+            )
+        if pooling and self.filters < 2:
+            raise ValueError("global pooling needs filters >= 2")
+        # A list (from JSON) becomes a tuple: hashable, and equal to the same config
+        # made in Python.
+        object.__setattr__(self, "global_pooling", tuple(pooling))
 
     @property
     def planes(self) -> int:
@@ -109,9 +161,22 @@ class NetConfig:
         """Policy entries, N*N + 1."""
         return self.board_size**2 + 1
 
+    @property
+    def pooling_channels(self) -> int:
+        """G, the pooling channels of a global pooling block."""
+        return max(1, self.filters // 4)
+
     def to_dict(self) -> dict[str, Any]:
-        """A plain dict (JSON-able)."""
-        return dataclasses.asdict(self)
+        """A plain dict (JSON-able). The score head and global pooling appear only
+        when used, so a net without them writes the same config (and weights file
+        digest) as before they existed, and older versions read its files."""
+        data = dataclasses.asdict(self)
+        for name in _OPTIONAL_KEYS:
+            if not data[name]:
+                del data[name]
+        if "global_pooling" in data:
+            data["global_pooling"] = list(self.global_pooling)
+        return data
 
     @classmethod
     def from_dict(cls, data: object) -> NetConfig:
@@ -222,6 +287,49 @@ class ResidualBlock(nn.Module):
         return torch.relu(self.bn2(self.conv2(y)) + x)
 
 
+class GlobalPoolingBlock(nn.Module):
+    """A residual block with global pooling biases (module docstring); ``[B, F, N, N]``.
+
+    ``filters`` F, ``pooled`` G (1 <= G < F).
+    """
+
+    def __init__(self, filters: int, pooled: int) -> None:
+        super().__init__()
+        regular = filters - pooled
+        self.conv1, self.bn1 = _conv_bn(filters, regular, 3)
+        self.pool_conv, self.pool_bn = _conv_bn(filters, pooled, 3)
+        self.pool_fc = nn.Linear(2 * pooled, regular)
+        self.conv2, self.bn2 = _conv_bn(regular, filters, 3)
+
+    def pooled_bias(self, x: Tensor) -> Tensor:
+        """The per-channel biases ``[B, F - G]`` that the pooling channels give."""
+        g = torch.relu(self.pool_bn(self.pool_conv(x)))
+        features = torch.cat([g.mean(dim=(2, 3)), g.amax(dim=(2, 3))], dim=1)
+        bias: Tensor = self.pool_fc(features)
+        return bias
+
+    def forward(self, x: Tensor) -> Tensor:
+        y = self.conv1(x)
+        # Under autocast the bias may come out in another type than the conv's.
+        y = y + self.pooled_bias(x).to(y.dtype)[:, :, None, None]
+        y = torch.relu(self.bn1(y))
+        return torch.relu(self.bn2(self.conv2(y)) + x)
+
+
+class Heads(NamedTuple):
+    """Every output of :meth:`PolicyValueNet.heads` (shapes in the module docstring).
+
+    ``ownership_logit`` is the ownership head before its tanh (``ownership =
+    tanh(ownership_logit)``): the learner's cross-entropy wants it, not the
+    saturated tanh. None for a head the net does not have.
+    """
+
+    logits: Tensor
+    value: Tensor
+    ownership_logit: Tensor | None
+    score: Tensor | None
+
+
 class PolicyValueNet(nn.Module):
     """Residual tower with policy, value and optional ownership heads.
 
@@ -237,7 +345,13 @@ class PolicyValueNet(nn.Module):
         n2 = config.board_size**2
         f = config.filters
         self.conv_in, self.bn_in = _conv_bn(config.planes, f, 3)
-        self.tower = nn.ModuleList(ResidualBlock(f) for _ in range(config.blocks))
+        pooling = set(config.global_pooling)
+        self.tower = nn.ModuleList(
+            GlobalPoolingBlock(f, config.pooling_channels)
+            if i in pooling
+            else ResidualBlock(f)
+            for i in range(config.blocks)
+        )
         self.policy_conv, self.policy_bn = _conv_bn(f, POLICY_CHANNELS, 1)
         self.policy_fc = nn.Linear(POLICY_CHANNELS * n2, n2 + 1)
         self.value_conv, self.value_bn = _conv_bn(f, VALUE_CHANNELS, 1)
@@ -246,8 +360,19 @@ class PolicyValueNet(nn.Module):
         self.ownership_conv: nn.Conv2d | None = (
             nn.Conv2d(f, 1, 1) if config.ownership_head else None
         )
+        self.score_fc: nn.Linear | None = (
+            nn.Linear(VALUE_HIDDEN, 1) if config.score_head else None
+        )
 
     def forward(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor | None]:
+        """Policy logits, value and ownership (None without the head): what play
+        needs. Training reads every head through :meth:`heads`."""
+        logits, value, owner, _ = self.heads(x, score=False)
+        return logits, value, None if owner is None else torch.tanh(owner)
+
+    def heads(self, x: Tensor, score: bool = True) -> Heads:
+        """Every head's output (:class:`Heads`); ``score=False`` skips the score
+        head."""
         cfg = self.config
         n = cfg.board_size
         if x.dim() != 4 or tuple(x.shape[1:]) != (cfg.planes, n, n):
@@ -264,5 +389,8 @@ class PolicyValueNet(nn.Module):
         value = torch.tanh(self.value_fc2(v)).squeeze(1)
         ownership = None
         if self.ownership_conv is not None:
-            ownership = torch.tanh(self.ownership_conv(h)).squeeze(1)
-        return logits, value, ownership
+            ownership = self.ownership_conv(h).squeeze(1)
+        margin = None
+        if score and self.score_fc is not None:
+            margin = self.score_fc(v).squeeze(1) * float(n)
+        return Heads(logits, value, ownership, margin)

@@ -43,10 +43,10 @@ __all__ = ["WARMUP", "GraphedTrainStep", "portable_optimizer_state"]
 #: Eager steps per input shape before its capture.
 WARMUP = 3
 
-#: The sync-free step: (planes, policy, z, cache) -> the metrics tensor, after the
-#: backward pass and the optimiser step. ``cache`` is autocast's weight-cast cache,
-#: off during capture.
-StepFn = Callable[[Tensor, Tensor, Tensor, bool], Tensor]
+#: The sync-free step: (planes, policy, z, cache, *auxiliary targets) -> the metrics
+#: tensor, after the backward pass and the optimiser step. ``cache`` is autocast's
+#: weight-cast cache, off during capture.
+StepFn = Callable[..., Tensor]
 Key = tuple[tuple[tuple[int, ...], str], ...]
 
 
@@ -118,7 +118,8 @@ class GraphedTrainStep:
                     entries["step"] = entries["step"].to(self.device, torch.float32)
 
     def __call__(self, arrays: tuple[NDArray[Any], ...], lr: float) -> Tensor:
-        """One training step on the host arrays (planes, policy, z) at rate ``lr``:
+        """One training step on the host arrays (planes, policy, z, and the
+        auxiliary targets when the learner has them) at rate ``lr``:
         the metrics tensor, valid until the next call."""
         self._lr.fill_(lr)
         key: Key = tuple((a.shape, a.dtype.str) for a in arrays)
@@ -145,8 +146,8 @@ class GraphedTrainStep:
 
     def _run(self, inputs: list[Tensor], cache: bool) -> Tensor:
         self.optimizer.zero_grad(set_to_none=True)
-        x, pi, z = inputs
-        return self.step(x.float(), pi.float(), z.float(), cache)
+        x, pi, z, *aux = (t.float() for t in inputs)
+        return self.step(x, pi, z, cache, *aux)
 
     def _eager(self, arrays: tuple[NDArray[Any], ...]) -> Tensor:
         """An eager step on the side stream, as warm-ups before a capture must be."""

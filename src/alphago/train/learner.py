@@ -7,6 +7,27 @@ convolution and linear weights (not biases or batch-norm shifts), as the paper's
 The L2 term is written into the loss rather than left to the optimiser's weight decay
 so that it is the same for Adam and SGD and can be logged.
 
+Auxiliary losses (KataGo; Wu 2019), each on only when its weight is above 0 (then the
+net needs the head), added after the terms above so that with both weights 0 the
+loss is today's to the bit:
+
+- ownership: ``c_o * mean over points of BCE((1 + o) / 2, sigmoid(2 * y))``, where
+  ``o`` in {-1, 0, +1} is the final owner of a point from the side to move and ``y``
+  the ownership head before its tanh (``tanh(y) = 2 * sigmoid(2y) - 1``, so this is
+  the cross-entropy of the head's own prediction, computed from the logit so it never
+  saturates). The mean over the N*N points is KataGo's per-point weight 1.5 / N^2
+  summed, so ``c_o`` = 1.5 is KataGo's setting; a neutral point (``o`` = 0) asks for
+  an ownership of 0.
+- score: ``c_s * huber((s_hat - s) / N)`` with the Huber threshold 1, where ``s`` is
+  the final area margin for the side to move in points and ``s_hat`` the score head.
+  Dividing by N puts the error in units of about a row of the board: quadratic for
+  errors below N points (where the head should be precise), linear beyond, so a
+  blow-out game between weak early nets (margins of 50+ on 9x9) cannot swamp the
+  policy and value terms as a squared error would.
+
+Rows without auxiliary targets (resigned games, examples from older versions) are
+masked out of both; a batch without any such row contributes 0.
+
 Learning rate: ``lr * schedule(step) * lr_multiplier``. The schedule is constant, cosine
 decay to 0 over ``total_steps``, or step decay (x0.1 at each milestone); the multiplier
 is 1 in supervised training and set by the KL rule in self-play training
@@ -33,15 +54,16 @@ import numpy as np
 import torch
 from numpy.typing import NDArray
 from torch import Tensor
+from torch.nn import functional as F
 
 from ..data.examples import Examples
 from ..nets.graphs import graphs_wanted
-from ..nets.model import PolicyValueNet
+from ..nets.model import Heads, PolicyValueNet
 from ..nets.precision import autocast, resolve_device, resolve_precision
 from ..nets.weights import check_state_dict, check_values
 from .graphed_step import GraphedTrainStep, portable_optimizer_state
 
-__all__ = ["Learner", "TrainConfig", "batch_stats"]
+__all__ = ["Learner", "TrainConfig", "aux_losses", "batch_stats"]
 
 SCHEDULES = ("constant", "cosine", "step")
 OPTIMIZERS = ("adam", "sgd")
@@ -62,6 +84,9 @@ class TrainConfig:
         total_steps: Steps the schedule spans (cosine reaches 0 there).
         milestones: Steps where the step schedule divides the rate by 10.
         warmup_steps: Linear warm-up from 0 over these steps.
+        ownership_weight: ``c_o``, the ownership loss weight (module docstring);
+            0 (default) leaves the loss as AlphaGo Zero's.
+        score_weight: ``c_s``, the score loss weight; 0 (default) is off.
     """
 
     optimizer: str = "adam"
@@ -74,6 +99,8 @@ class TrainConfig:
     total_steps: int = 0
     milestones: tuple[int, ...] = field(default_factory=tuple)
     warmup_steps: int = 0
+    ownership_weight: float = 0.0
+    score_weight: float = 0.0
 
     def __post_init__(self) -> None:
         if self.optimizer not in OPTIMIZERS:
@@ -86,7 +113,14 @@ class TrainConfig:
             )
         if self.schedule == "cosine" and self.total_steps < 1:
             raise ValueError("the cosine schedule needs total_steps >= 1")
-        for name in ("lr", "l2", "value_weight", "momentum"):
+        for name in (
+            "lr",
+            "l2",
+            "value_weight",
+            "momentum",
+            "ownership_weight",
+            "score_weight",
+        ):
             value = getattr(self, name)
             if not (math.isfinite(value) and value >= 0):
                 raise ValueError(f"{name} must be a finite number >= 0, not {value}")
@@ -139,6 +173,9 @@ def batch_stats(
 
 #: The metrics a training step returns, in the order of its metrics tensor.
 TERMS = ("loss", "policy_loss", "value_loss", "l2")
+#: What a step with the auxiliary losses adds after :data:`TERMS` (each only when
+#: its weight is on).
+AUX_TERMS = ("ownership_loss", "score_loss")
 STATS = ("entropy", "accuracy", "explained_variance")
 
 
@@ -189,6 +226,20 @@ class Learner:
         self.model = model.to(self.device)
         self.model.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
         self.config = config
+        cfg = model.config
+        if config.ownership_weight > 0 and not cfg.ownership_head:
+            raise ValueError(
+                "an ownership loss weight needs a net with an ownership head"
+            )
+        if config.score_weight > 0 and not cfg.score_head:
+            raise ValueError("a score loss weight needs a net with a score head")
+        #: The auxiliary losses are on (their weights above 0).
+        self.aux = config.ownership_weight > 0 or config.score_weight > 0
+        #: The loss terms a step returns, in the order of its metrics tensor.
+        weights = (config.ownership_weight, config.score_weight)
+        self.terms = TERMS + tuple(
+            name for name, w in zip(AUX_TERMS, weights, strict=True) if w > 0
+        )
         self.step = 0
         self.lr_multiplier = 1.0
         self.skipped_steps = 0
@@ -233,11 +284,37 @@ class Learner:
             logits, value, _ = self.model(planes)
         return logits.float(), value.float()
 
+    def _forward_heads(self, planes: Tensor, cache: bool = True) -> Heads:
+        """Every head in float32 (None for heads the net lacks)."""
+        with autocast(self.device, self.precision, cache):
+            out = self.model.heads(planes, score=self.config.score_weight > 0)
+        owner, score = out.ownership_logit, out.score
+        return Heads(
+            out.logits.float(),
+            out.value.float(),
+            None if owner is None else owner.float(),
+            None if score is None else score.float(),
+        )
+
     def losses(
-        self, planes: Tensor, policy: Tensor, z: Tensor, cache: bool = True
+        self,
+        planes: Tensor,
+        policy: Tensor,
+        z: Tensor,
+        cache: bool = True,
+        ownership: Tensor | None = None,
+        score: Tensor | None = None,
     ) -> tuple[dict[str, Tensor], Tensor, Tensor]:
-        """Loss terms of a batch (``loss`` is their weighted sum), logits and values."""
-        logits, value = self._forward(planes, cache)
+        """Loss terms of a batch (``loss`` is their weighted sum), logits and values.
+
+        ``ownership`` [B, N, N] and ``score`` [B] (NaN: no target) are the auxiliary
+        targets; they are read only when this learner has the auxiliary losses on.
+        """
+        if self.aux:
+            heads = self._forward_heads(planes, cache)
+            logits, value = heads.logits, heads.value
+        else:
+            logits, value = self._forward(planes, cache)
         policy_loss = -(policy * torch.log_softmax(logits, dim=1)).sum(1).mean()
         value_loss = torch.mean((z - value) ** 2)
         l2 = sum((w * w).sum() for w in _decayed(self.model))
@@ -249,6 +326,19 @@ class Learner:
             "value_loss": value_loss,
             "l2": l2,
         }
+        if self.aux:
+            if ownership is None or score is None:
+                raise ValueError(
+                    "the auxiliary losses need ownership and score targets"
+                )
+            own_loss, score_loss = aux_losses(heads, ownership, score)
+            terms["ownership_loss"] = own_loss
+            terms["score_loss"] = score_loss
+            terms["loss"] = (
+                loss
+                + self.config.ownership_weight * own_loss
+                + self.config.score_weight * score_loss
+            )
         return terms, logits, value
 
     def train_step(
@@ -256,21 +346,34 @@ class Learner:
         planes: NDArray[np.float32],
         policy: NDArray[np.float32],
         z: NDArray[np.float32],
+        ownership: NDArray[np.float32] | None = None,
+        score: NDArray[np.float32] | None = None,
     ) -> dict[str, float]:
         """One optimiser step on a batch; returns the loss terms (before the step),
-        the learning rate used and the batch statistics of :func:`batch_stats`."""
+        the learning rate used and the batch statistics of :func:`batch_stats`.
+
+        ``ownership`` [B, N, N] and ``score`` [B] (NaN: no target) feed the auxiliary
+        losses when they are on (missing: every row masked) and are ignored when off.
+        """
         lr = self.lr
         self.model.train()
+        arrays: tuple[NDArray[np.float32], ...] = (planes, policy, z)
+        if self.aux:
+            b, n = planes.shape[0], self.model.config.board_size
+            if ownership is None or score is None:
+                ownership = np.zeros((b, n, n), np.float32)
+                score = np.full(b, np.nan, np.float32)
+            arrays += (ownership, score)
         if self._graphed is not None:
-            metrics = self._graphed((planes, policy, z), lr)
+            metrics = self._graphed(arrays, lr)
         else:
             for group in self.optimizer.param_groups:
                 group["lr"] = lr
             self.optimizer.zero_grad(set_to_none=True)
-            x, pi, zt = self._tensors(planes, policy, z)
-            metrics = self._step(x, pi, zt)
+            x, pi, zt, *aux = self._tensors(*arrays)
+            metrics = self._step(x, pi, zt, True, *aux)
         self.step += 1
-        out = dict(zip(TERMS + STATS, metrics.tolist(), strict=True))
+        out = dict(zip(self.terms + STATS, metrics.tolist(), strict=True))
         out["lr"] = lr
         if self.scaler is not None:
             out["skipped"] = float(self._skipped)
@@ -278,11 +381,19 @@ class Learner:
             out["loss_scale"] = float(self.scaler.get_scale())
         return out
 
-    def _step(self, x: Tensor, pi: Tensor, z: Tensor, cache: bool = True) -> Tensor:
+    def _step(
+        self,
+        x: Tensor,
+        pi: Tensor,
+        z: Tensor,
+        cache: bool = True,
+        ownership: Tensor | None = None,
+        score: Tensor | None = None,
+    ) -> Tensor:
         """Losses, backward pass and optimiser step on device tensors (gradients
-        already cleared); the metrics tensor (:data:`TERMS` then :data:`STATS`).
+        already cleared); the metrics tensor (:attr:`terms` then :data:`STATS`).
         Without fp16 nothing here waits for the device, so it can be captured."""
-        terms, logits, value = self.losses(x, pi, z, cache)
+        terms, logits, value = self.losses(x, pi, z, cache, ownership, score)
         if self.scaler is None:
             terms["loss"].backward()  # type: ignore[no-untyped-call]
             self.optimizer.step()
@@ -295,7 +406,7 @@ class Learner:
             # then step() left the weights alone.
             self._skipped = self.scaler.get_scale() < scale
             self.skipped_steps += self._skipped
-        loss_terms = torch.stack([terms[k].detach() for k in TERMS])
+        loss_terms = torch.stack([terms[k].detach() for k in self.terms])
         return torch.cat([loss_terms, _stats(logits, value, pi, z)])
 
     def policy_logp(self, planes: NDArray[np.float32]) -> Tensor:
@@ -323,7 +434,30 @@ class Learner:
                 sums["val_policy_loss"] += float(-(pi * logp).sum(1).sum())
                 sums["val_value_mse"] += float(((zt - value) ** 2).sum())
                 sums["val_accuracy"] += float((logits.argmax(1) == pi.argmax(1)).sum())
-        return {k: v / n for k, v in sums.items()}
+        out = {k: v / n for k, v in sums.items()}
+        if self.aux and examples.has_aux:
+            out.update(self._validate_aux(examples, batch_size))
+        return out
+
+    def _validate_aux(self, examples: Examples, batch_size: int) -> dict[str, float]:
+        """Mean ownership and score losses over the rows with targets, those this
+        learner trains (nothing when no row has targets)."""
+        assert examples.ownership is not None and examples.score is not None
+        rows = int(np.isfinite(examples.score).sum())
+        if rows == 0:
+            return {}
+        own = score = 0.0
+        with torch.inference_mode():
+            for start in range(0, len(examples), batch_size):
+                part = examples.take(slice(start, start + batch_size))
+                assert part.ownership is not None and part.score is not None
+                x, o, s = self._tensors(part.planes, part.ownership, part.score)
+                count = float(np.isfinite(part.score).sum())
+                a, b = aux_losses(self._forward_heads(x), o, s)
+                own += float(a) * count
+                score += float(b) * count
+        out = {"val_ownership_loss": own / rows, "val_score_loss": score / rows}
+        return {k: v for k, v in out.items() if k[4:] in self.terms}
 
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to continue: weights, optimiser, counters (and the fp16
@@ -431,6 +565,32 @@ def _same_kind(want: object, value: object) -> bool:
             and all(_same_kind(w, v) for w, v in zip(want, value, strict=True))
         )
     return type(value) is type(want)
+
+
+def aux_losses(heads: Heads, ownership: Tensor, score: Tensor) -> tuple[Tensor, Tensor]:
+    """The ownership and score losses of a batch (module docstring), each the mean
+    over the rows with targets (``score`` not NaN); 0 for a head the net lacks.
+
+    ``ownership`` [B, N, N] in {-1, 0, +1}, ``score`` [B] in points, side to move's
+    view. Masking uses ``where``, not indexing, so the shapes never depend on the
+    data (a CUDA graph can hold it)."""
+    mask = torch.isfinite(score)
+    weight = mask.float()
+    rows = weight.sum().clamp(min=1.0)
+    zero = heads.value.sum() * 0.0
+    own_loss = score_loss = zero
+    if heads.ownership_logit is not None:
+        target = (ownership + 1.0) * 0.5
+        per_point = F.binary_cross_entropy_with_logits(
+            2.0 * heads.ownership_logit, target, reduction="none"
+        )
+        own_loss = (per_point.mean(dim=(1, 2)) * weight).sum() / rows
+    if heads.score is not None:
+        n = float(ownership.shape[-1])
+        truth = torch.where(mask, score, torch.zeros_like(score))
+        per_row = F.huber_loss(heads.score / n, truth / n, reduction="none", delta=1.0)
+        score_loss = (per_row * weight).sum() / rows
+    return own_loss, score_loss
 
 
 def _count(value: object, name: str) -> int:

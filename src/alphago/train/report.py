@@ -4,6 +4,8 @@ The panels (each drawn only when the log has data for it):
 
 - Losses: ``loss``, ``policy_loss``, ``value_loss`` (train), ``val_policy_loss``,
   ``val_value_mse`` (validation).
+- Auxiliary losses (KataGo's targets, when a run has them): ``ownership_loss``,
+  ``score_loss`` (train), ``val_ownership_loss``, ``val_score_loss`` (validation).
 - Accuracy: ``val_accuracy``.
 - KL divergence: ``kl``.  Learning rate: ``lr`` and ``lr_multiplier`` (log scale).
 - Policy entropy: ``entropy``.  Explained variance: ``explained_variance``.
@@ -71,6 +73,15 @@ _PANELS: tuple[_Panel, ...] = (
             _Field("train", "value_loss", "value_loss"),
             _Field("validation", "val_policy_loss", "val_policy_loss"),
             _Field("validation", "val_value_mse", "val_value_mse"),
+        ),
+    ),
+    _Panel(
+        "Auxiliary losses",
+        (
+            _Field("train", "ownership_loss", "ownership_loss"),
+            _Field("train", "score_loss", "score_loss"),
+            _Field("validation", "val_ownership_loss", "val_ownership_loss"),
+            _Field("validation", "val_score_loss", "val_score_loss"),
         ),
     ),
     _Panel(

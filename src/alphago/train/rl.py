@@ -15,8 +15,11 @@ at the phase it was in:
    before the round (on the batch, eval mode); it stops early once the KL exceeds
    ``4 * kl_target``. Then the learning-rate multiplier adapts: divided by 1.5 when the
    KL was above ``2 * kl_target``, multiplied by 1.5 below ``kl_target / 2``, kept in
-   [0.1, 10]. Every round logs the losses, the KL, the learning rate and multiplier,
-   the policy entropy and the value head's explained variance.
+   [0.1, 10]. Every round logs the losses (with the ownership and score losses when
+   their weights are on), the KL, the learning rate and multiplier, the policy
+   entropy and the value head's explained variance. A batch is drawn the same way
+   with the auxiliary losses on or off, so runs that differ only in them train on
+   the same positions.
 3. **evaluation**: the trained network (candidate) plays the best one
    (:mod:`alphago.train.arena`, colours alternated); it becomes the best when it scores
    at least ``gate_threshold``. Every ``baseline_every`` iterations the best network
@@ -47,6 +50,7 @@ so that runs differing in one switch can be compared at equal cost.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -54,10 +58,11 @@ from typing import Any
 
 import numpy as np
 import torch
+from numpy.typing import NDArray
 from tqdm import tqdm
 
 from ..atomic import remove_stale_temporaries
-from ..data.examples import Examples, sample_batch
+from ..data.examples import Examples, sample_aux_batch, sample_batch
 from ..nets.model import NetConfig, PolicyValueNet
 from ..nets.weights import load_weights, save_weights, weights_bytes
 from .arena import Contestant, play_arena
@@ -177,13 +182,19 @@ def train_round(
     learner: Learner, replay: Examples, rng: np.random.Generator, config: RLConfig
 ) -> dict[str, float]:
     """One KL-controlled round (module docstring); returns the metrics to log."""
-    planes, policy, value = sample_batch(replay, rng, learner.config.batch_size)
+    batch = learner.config.batch_size
+    owner: NDArray[np.float32] | None = None
+    score: NDArray[np.float32] | None = None
+    if learner.aux:
+        planes, policy, value, owner, score = sample_aux_batch(replay, rng, batch)
+    else:
+        planes, policy, value = sample_batch(replay, rng, batch)
     old = learner.policy_logp(planes)
     first: dict[str, float] | None = None
     kl = 0.0
     epochs = 0
     for _ in range(config.epochs):
-        out = learner.train_step(planes, policy, value)
+        out = learner.train_step(planes, policy, value, owner, score)
         first = first or out
         epochs += 1
         kl = _kl(old, learner.policy_logp(planes))
@@ -339,8 +350,10 @@ def train_rl(
     """Run (or resume) the self-play loop in ``run_dir``; returns the learner.
 
     A new run starts from ``init_weights`` (e.g. a supervised network; its shape
-    replaces ``net_config``) or from random weights. An existing run resumes from its
-    checkpoint with its stored configs. ``stop_after=(iteration, phase)`` stops once
+    replaces ``net_config``, with freshly initialised ownership and score heads
+    added when ``train_config`` weights those losses and the network lacks them)
+    or from random weights. An existing run resumes from its checkpoint with its
+    stored configs. ``stop_after=(iteration, phase)`` stops once
     that phase of that iteration is done (as a crash would): the tests use it.
     ``device``, ``precision`` and ``selfplay_device``: module docstring ("Devices");
     each is checked before anything runs (ValueError, one line). ``cpu_hours``: stop
@@ -364,7 +377,13 @@ def train_rl(
         train_config = train_config or TrainConfig()
         if init_weights is not None:
             start = load_weights(init_weights)
-            net_config = start.config
+            pooling = () if net_config is None else net_config.global_pooling
+            if pooling and pooling != start.config.global_pooling:
+                raise ValueError(
+                    "global pooling changes the residual blocks, so it cannot be "
+                    "added to the initial weights' network; start without them"
+                )
+            net_config = _with_aux_heads(start.config, train_config)
         net_config = net_config or NetConfig(board_size=config.selfplay.size)
         if net_config.board_size != config.selfplay.size:
             raise ValueError("the network's board size differs from self-play's")
@@ -372,7 +391,7 @@ def train_rl(
             run, config, net_config, train_config, device, precision, selfplay_device
         )
         if init_weights is not None:
-            state.learner.model.load_state_dict(start.state_dict())
+            _load_start(state.learner.model, start)
         save_weights(state.learner.model, run / "best.pt")
         state.save()
     cfg = state.config
@@ -395,6 +414,28 @@ def train_rl(
             if stop_after == (state.iteration - (phase == "evaluate"), phase):
                 break
     return state.learner
+
+
+def _with_aux_heads(config: NetConfig, train: TrainConfig) -> NetConfig:
+    """``config`` plus the heads ``train``'s auxiliary losses need."""
+    return dataclasses.replace(
+        config,
+        ownership_head=config.ownership_head or train.ownership_weight > 0,
+        score_head=config.score_head or train.score_weight > 0,
+    )
+
+
+def _load_start(model: PolicyValueNet, start: PolicyValueNet) -> None:
+    """``start``'s weights into ``model``, which may have heads ``start`` lacks
+    (they keep their fresh initialisation); every other key must match."""
+    result = model.load_state_dict(start.state_dict(), strict=False)
+    added = ("ownership_conv.", "score_fc.")
+    stray = [k for k in result.missing_keys if not k.startswith(added)]
+    if result.unexpected_keys or stray:
+        raise ValueError(
+            f"the initial weights do not fit the network: "
+            f"{sorted(result.unexpected_keys + stray)[:3]}"
+        )
 
 
 def _advance(bar: tqdm[Any], done: int) -> None:

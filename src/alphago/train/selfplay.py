@@ -29,6 +29,18 @@ Glossary:
 - *z*: the final outcome for the side to move at that position: +1 win, -1 loss,
   0 tie. Outcomes come from the Tromp-Taylor area score (``board.score()``, komi
   included) or from a resignation.
+- *auxiliary targets* (KataGo): every example also carries the final Tromp-Taylor
+  ownership of each point and the final area margin (komi included), both from its
+  side to move's view, read from the position the game ended in (a game stopped at
+  the move cap: as it stands, as its outcome is). A resigned game has none (its
+  stones were never settled): its examples carry a NaN score, which masks them out
+  of the auxiliary losses. They cost N*N + 4 bytes per example whether or not the
+  learner uses them, so one replay window serves runs with and without the losses.
+- *forced playouts and policy target pruning* (KataGo; ``forced_playouts``, PUCT
+  only): a full search with root noise gives every root move it tried at least
+  ``sqrt(2 * P * visits)`` visits, and pi is then the pruned visit distribution
+  (``search.SearchConfig.forced_playouts``), so the net learns from the noise's
+  discoveries without learning the forced visits themselves.
 - *temperature moves*: the first ``temperature_moves`` moves of a game are sampled in
   proportion to the visit counts (temperature 1, for opening variety); later moves
   take the most visited move. PUCT only: the Gumbel search plays its sequential-halving
@@ -147,6 +159,8 @@ class SelfPlayConfig:
         cheap_simulations: the budget of the other moves' searches (cheap: no
             root noise, not examples); None: ``simulations // 5``, at least 1. Must
             be below ``simulations`` when ``full_search_fraction`` < 1.
+        forced_playouts: force root visits and prune the policy target (module
+            docstring; PUCT only). Off by default.
     """
 
     simulations: int = 200
@@ -167,6 +181,7 @@ class SelfPlayConfig:
     considered_actions: int = 16
     full_search_fraction: float = 1.0
     cheap_simulations: int | None = None
+    forced_playouts: bool = False
 
     def __post_init__(self) -> None:
         _check_int("simulations", self.simulations, 1)
@@ -194,6 +209,10 @@ class SelfPlayConfig:
                 f"cheap_simulations must be < simulations ({self.simulations}) "
                 f"when full_search_fraction < 1, not {self.cheap_budget}"
             )
+        if not isinstance(self.forced_playouts, bool):
+            raise TypeError("forced_playouts must be a bool")
+        if self.forced_playouts and self.search != "puct":
+            raise ValueError("forced playouts are for the PUCT search only")
         goboard.coords.check_size(self.size)
         goboard.Rules.coerce(self.rules)
         self.new_board()  # komi
@@ -229,6 +248,7 @@ class SelfPlayConfig:
             dirichlet_fraction=self.dirichlet_epsilon,
             temperature=0.0,
             resign_threshold=None if threshold is None else -float(threshold),
+            forced_playouts=self.forced_playouts,
         )
 
     def gumbel_config(self) -> _GumbelConfig:
@@ -306,6 +326,8 @@ class _Finished:
     planes: list[NDArray[np.uint8]]
     policy: list[NDArray[np.float32]]
     value: NDArray[np.float32]  # [examples]
+    ownership: NDArray[np.int8]  # [examples, N, N]
+    score: NDArray[np.float32]  # [examples], NaN after a resignation
     record: GameRecord
     false_positive: bool
     checked: bool
@@ -332,6 +354,13 @@ def _finish(game: _Game, config: SelfPlayConfig) -> _Finished:
         note = f"resignation check: {_colour(colour)} would have resigned at move "
         note += f"{number + 1}"
         comment = note if comment is None else f"{comment}; {note}"
+    n = config.size
+    if board.resigned is None:
+        owner = (movers[:, None, None] * board.ownership()).astype(np.int8)
+        score = (movers * float(board.score())).astype(np.float32)
+    else:
+        owner = np.zeros((movers.size, n, n), np.int8)
+        score = np.full(movers.size, np.nan, np.float32)
     record = GameRecord(
         size=config.size,
         komi=config.komi,
@@ -345,6 +374,8 @@ def _finish(game: _Game, config: SelfPlayConfig) -> _Finished:
         game.planes,
         game.policy,
         (movers * winner).astype(np.float32),
+        owner,
+        score,
         record,
         false_positive,
         game.would_resign is not None,
@@ -500,6 +531,8 @@ def _collect(
             np.stack([p for f in finished for p in f.policy]),
             np.concatenate([f.value for f in finished]),
             kind,
+            np.concatenate([f.ownership for f in finished]),
+            np.concatenate([f.score for f in finished]),
         )
     moves = sum(len(f.record.moves) for f in finished)
     return SelfPlayResult(

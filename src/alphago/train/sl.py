@@ -7,14 +7,18 @@ held-out set is (all but one) whole games, unseen in training; a random split of
 positions would leak, since neighbouring positions of a game are nearly the same.
 
 Each step samples a batch with replacement, one random symmetry per example, and takes
-one :class:`~alphago.train.learner.Learner` step. Every ``log_every`` steps the mean
-loss terms go to ``RUN/metrics.jsonl`` (kind ``train``); every ``val_every`` steps the
-validation metrics (kind ``validation``). Every ``checkpoint_every`` steps the run
-saves ``RUN/checkpoint.pt`` (learner, configs, random states), ``RUN/weights.pt`` (the
-current network, for ``alphago play --weights``) and, when validation improved,
-``RUN/best.pt``. Started again on the same ``RUN``, training continues from the
-checkpoint with the checkpoint's configuration and ends exactly where an
-uninterrupted run ends.
+one :class:`~alphago.train.learner.Learner` step. With the ownership or score loss on
+(``TrainConfig.ownership_weight``, ``score_weight``), the shards' final ownership and
+score are their targets, for the games that were played out (``alphago shards``
+keeps them; resigned games, and shards from before they existed, are masked).
+
+Every ``log_every`` steps the mean loss terms go to ``RUN/metrics.jsonl`` (kind
+``train``); every ``val_every`` steps the validation metrics (kind ``validation``).
+Every ``checkpoint_every`` steps the run saves ``RUN/checkpoint.pt`` (learner,
+configs, random states), ``RUN/weights.pt`` (the current network, for ``alphago play
+--weights``) and, when validation improved, ``RUN/best.pt``. Started again on the
+same ``RUN``, training continues from the checkpoint with the checkpoint's
+configuration and ends exactly where an uninterrupted run ends.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import torch
 from tqdm import tqdm
 
 from ..atomic import remove_stale_temporaries
-from ..data.examples import Examples, load_shards, sample_batch
+from ..data.examples import Examples, load_shards, sample_aux_batch, sample_batch
 from ..nets.model import NetConfig, PolicyValueNet
 from ..nets.weights import save_weights
 from .checkpoint import (
@@ -195,10 +199,16 @@ def train_sl(
     )
     with MetricsLog(run / "metrics.jsonl") as log:
         while learner.step < config.steps:
-            planes, policy, targets = sample_batch(
-                train, rng, train_config.batch_size, config.symmetries
-            )
-            rows.append(learner.train_step(planes, policy, targets))
+            if learner.aux:
+                aux_batch = sample_aux_batch(
+                    train, rng, train_config.batch_size, config.symmetries
+                )
+                rows.append(learner.train_step(*aux_batch))
+            else:
+                planes, policy, targets = sample_batch(
+                    train, rng, train_config.batch_size, config.symmetries
+                )
+                rows.append(learner.train_step(planes, policy, targets))
             step = learner.step
             bar.update(1)
             if step % config.log_every == 0 or step == config.steps:
