@@ -41,7 +41,9 @@ if flag("GOBOARD_NATIVE") and not msvc:
     compile_args.append("-march=native")
 
 core = ["board.c", "check.c", "keyset.c", "planes.c", "playout.c", "pool.c", "zobrist.c"]
+core += ["patterns.c", "rollout.c"]
 headers = ["gb_config.h", "board.h", "keyset.h", "planes.h", "playout.h", "pool.h", "zobrist.h"]
+headers += ["patterns.h", "rollout.h"]
 extension = Extension(
     "goboard._board",
     sources=["src/goboard/_board.pyx"] + [f"src/goboard/{name}" for name in core],
