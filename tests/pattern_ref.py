@@ -8,6 +8,7 @@ after a move by actually playing it on a board with suicide allowed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 import numpy as np
@@ -22,7 +23,7 @@ DIAMOND = [
     (-2, 0), (-1, -1), (-1, 0), (-1, 1), (0, -2), (0, -1),
     (0, 1), (0, 2), (1, -1), (1, 0), (1, 1), (2, 0),
 ]  # fmt: skip
-SYMMETRIES = [
+SYMMETRIES: list[Callable[[int, int], tuple[int, int]]] = [
     lambda r, c: (r, c),
     lambda r, c: (-r, c),
     lambda r, c: (r, -c),

@@ -26,7 +26,9 @@ def position(seed: int, size: int, length: int) -> goboard.Board:
     return board
 
 
-def feature_set(policy: goboard.PatternPolicy, board: goboard.Board) -> set[tuple]:
+def feature_set(
+    policy: goboard.PatternPolicy, board: goboard.Board
+) -> set[tuple[int, int]]:
     points, index = policy.features(board)
     assert points.dtype == np.int32 and index.dtype == np.int32
     assert (np.diff(points) >= 0).all()
@@ -39,7 +41,7 @@ def candidates(board: goboard.Board) -> set[int]:
 
 
 def test_layout_matches_the_c_core() -> None:
-    c = goboard._board._pattern_layout()  # type: ignore[attr-defined]
+    c = goboard._board._pattern_layout()
     assert c["capture"] == pf.CAPTURE and c["save_atari"] == pf.SAVE_ATARI
     assert c["self_atari"] == pf.SELF_ATARI and c["near_previous"] == pf.NEAR_PREVIOUS
     assert c["pat3"] == pf.PAT3 and c["pat3_classes"] == pf.PAT3_CLASSES
@@ -236,7 +238,7 @@ def test_sampling_follows_the_probabilities() -> None:
 )
 def test_bad_weights_are_refused(weights: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        goboard.PatternPolicy(weights)
+        goboard.PatternPolicy(weights)  # type: ignore[arg-type]
 
 
 def test_weights_are_a_private_read_only_copy() -> None:
@@ -250,13 +252,13 @@ def test_weights_are_a_private_read_only_copy() -> None:
 
 def test_bad_arguments() -> None:
     with pytest.raises(TypeError):
-        ZERO.features("board")
+        ZERO.features("board")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        ZERO.playouts(goboard.Board(9), 1, 1.5)
+        ZERO.playouts(goboard.Board(9), 1, 1.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         ZERO.playouts(goboard.Board(9), -1, 1)
     with pytest.raises(TypeError):
-        ZERO.pool_playouts([goboard.Board(9)], [0], 1, 1)
+        ZERO.pool_playouts([goboard.Board(9)], [0], 1, 1)  # type: ignore[arg-type]
 
 
 def test_finished_game_and_feature_names() -> None:
