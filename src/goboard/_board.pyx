@@ -1228,10 +1228,17 @@ cdef class PatternPolicy:
         cdef int played = 0
         out = np.empty(max(moves, 1), dtype=np.int16)
         cdef int16_t[::1] ov = out
+        # Not self.scratch: another thread may use the policy while the GIL is free.
+        cdef cb.gb_rollout *r = <cb.gb_rollout *>PyMem_Malloc(sizeof(cb.gb_rollout))
+        if r == NULL:
+            raise MemoryError()
         cb.gb_rng_seed(&rng, _seed(seed), 0)
-        cb.gb_rollout_start(self.scratch, &start.b, self.p)
-        with nogil:
-            cb.gb_rollout_run(self.scratch, self.p, &rng, moves, &ov[0], &played)
+        try:
+            with nogil:
+                cb.gb_rollout_start(r, &start.b, self.p)
+                cb.gb_rollout_run(r, self.p, &rng, moves, &ov[0], &played)
+        finally:
+            PyMem_Free(r)
         return out[:played].copy()
 
     def _check_incremental(self, board, seed, max_moves=None):
