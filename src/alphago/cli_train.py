@@ -329,7 +329,7 @@ def _add_rollout_parser(modes: Any) -> None:
         "--batch", type=_at_least(1), default=256, help="positions per step (256)"
     )
     ro.add_argument("--lr", type=_finite, default=0.01, help="Adam step (0.01)")
-    ro.add_argument("--l2", type=_finite, default=1e-6, help="L2 weight (1e-6)")
+    ro.add_argument("--l2", type=_finite, default=1e-4, help="L2 weight (1e-4)")
     ro.add_argument(
         "--val-fraction",
         type=_finite,

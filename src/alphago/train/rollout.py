@@ -81,7 +81,7 @@ class RolloutTrainConfig:
     steps: int = 2_000
     batch_size: int = 256
     lr: float = 0.01
-    l2: float = 1e-6
+    l2: float = 1e-4
     val_fraction: float = 0.1
     val_every: int = 200
     checkpoint_every: int = 200
