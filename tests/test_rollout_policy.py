@@ -266,6 +266,9 @@ def test_finished_game_and_feature_names() -> None:
     board.play(25)
     board.play(25)
     assert not ZERO.probabilities(board).any()
+    points, index = ZERO.features(board)
+    assert points.shape == index.shape == (0,)
+    assert ZERO.playouts(board, 2, 1)[1].tolist() == [0, 0]
     assert pf.feature_name(0) == "capture"
     assert pf.feature_name(pf.PAT3 + 3) == "pat3:3"
     assert pf.feature_name(pf.RESPONSE) == "response:0"

@@ -1102,9 +1102,12 @@ cdef class PatternPolicy:
         Returns:
             (points, indices): int32 arrays of equal length, one row per (move,
             feature) pair, points ascending. Every candidate appears (it has a 3x3
-            feature); illegal, eye-filling and ko moves and pass do not.
+            feature); illegal, eye-filling and ko moves and pass do not, nor any
+            move once the game is over.
         """
         cdef Board bd = _board_arg(board)
+        if cb.gb_board_is_over(&bd.b):
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32)
         cdef int cap = cb.GB_RF_MAX_ACTIVE * bd.b.size * bd.b.size
         points = np.empty(cap, dtype=np.int16)
         index = np.empty(cap, dtype=np.int32)
