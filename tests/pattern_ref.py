@@ -130,7 +130,10 @@ def after_move(board: goboard.Board, point: int) -> tuple[int, int]:
 
 
 def features(board: goboard.Board) -> set[tuple[int, int]]:
-    """{(point, feature index)} of every candidate move of the side to move."""
+    """{(point, feature index)} of every candidate move of the side to move (none
+    once the game is over)."""
+    if board.is_over:
+        return set()
     stones = board.stones()
     n, me = board.size, board.to_play
     prev = board.last_move
