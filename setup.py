@@ -45,9 +45,11 @@ core = [
     "check.c",
     "keyset.c",
     "ladder.c",
+    "patterns.c",
     "planes.c",
     "playout.c",
     "pool.c",
+    "rollout.c",
     "zobrist.c",
 ]
 headers = [
@@ -55,9 +57,11 @@ headers = [
     "board.h",
     "keyset.h",
     "ladder.h",
+    "patterns.h",
     "planes.h",
     "playout.h",
     "pool.h",
+    "rollout.h",
     "zobrist.h",
 ]
 extension = Extension(

@@ -7,6 +7,10 @@ seed would be learnt by the branch predictor and time ~2.5-3x too fast), and
 ``playouts`` reports the stones each playout placed, so stones/s = mean stones per call
 / mean time per call, exactly.
 
+``test_pattern_playouts`` times the same workload with AlphaGo 2016's pattern rollout
+policy (``goboard.PatternPolicy``, all-zero weights: its feature and gamma bookkeeping
+costs the same whatever the weights), so the two rates compare side by side.
+
 ``random_playout`` returns only a score: its stones per call is the mean stones of
 ``ESTIMATE_PLAYOUTS`` playouts from the same position, measured outside the timing.
 """
@@ -50,3 +54,24 @@ def test_random_playout(bench, positions, size):
     bench.seeded(board.random_playout, lambda score: {}, SEED)
     _, stones = goboard.playouts(board, ESTIMATE_PLAYOUTS, SEED)
     bench.rates(stones=float(stones.mean()), playouts=1)
+
+
+PATTERN_POLICY = goboard.PatternPolicy()
+
+
+@pytest.mark.parametrize("size", [9, 19])
+def test_pattern_playouts(bench, positions, size):
+    board = positions(size).opening
+    n = PLAYOUTS[size] // 4
+
+    def run(seed):
+        return PATTERN_POLICY.playouts(board, n, seed)
+
+    def count(result):
+        scores, stones = result
+        return {"stones": int(stones.sum()), "playouts": len(scores)}
+
+    counts = bench.seeded(run, count, SEED)
+    assert counts["playouts"] == n
+    assert counts["stones"] > n
+    bench.rates(**counts)

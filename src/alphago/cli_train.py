@@ -197,7 +197,9 @@ def add_training_commands(sub: Any) -> None:
         help="examples per shard (default 50000)",
     )
 
-    train = sub.add_parser("train", help="train a network (sl or rl)")
+    train = sub.add_parser(
+        "train", help="train a network (sl or rl) or the rollout policy (rollout)"
+    )
     modes = train.add_subparsers(dest="mode", metavar="MODE", required=True)
     sl = modes.add_parser(
         "sl",
@@ -366,10 +368,96 @@ def add_training_commands(sub: Any) -> None:
     )
     rl.add_argument("--no-progress", action="store_true", help="no progress bars")
 
+    _add_rollout_parser(modes)
+
     from alphago.train.report import add_report_arguments
 
     rep = sub.add_parser("report", help="plot a training run's metrics to PNG")
     add_report_arguments(rep)
+
+
+def _add_rollout_parser(modes: Any) -> None:
+    ro = modes.add_parser(
+        "rollout",
+        help="the fast pattern rollout policy from SGF games",
+        description="Train AlphaGo 2016's linear softmax rollout policy "
+        "(goboard.PatternPolicy) on the moves of SGF game records; run again to "
+        "resume RUN. Writes RUN/rollout.npz, RUN/best.npz, RUN/metrics.jsonl.",
+    )
+    ro.add_argument("run", metavar="RUN", help="run directory (checkpoints, metrics)")
+    ro.add_argument("--data", nargs="+", metavar="SGF", help="SGF files or dirs")
+    ro.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    ro.add_argument(
+        "--steps", type=_at_least(1), default=2000, help="steps (default 2000)"
+    )
+    ro.add_argument(
+        "--batch", type=_at_least(1), default=256, help="positions per step (256)"
+    )
+    ro.add_argument("--lr", type=_finite, default=0.01, help="Adam step (0.01)")
+    ro.add_argument("--l2", type=_finite, default=1e-4, help="L2 weight (1e-4)")
+    ro.add_argument(
+        "--val-fraction",
+        type=_finite,
+        default=0.1,
+        help="games held out (default 0.1)",
+    )
+    ro.add_argument(
+        "--val-every", type=_at_least(1), default=200, help="steps between validations"
+    )
+    ro.add_argument(
+        "--checkpoint-every",
+        type=_at_least(1),
+        default=200,
+        help="steps between checkpoints (a multiple of --log-every)",
+    )
+    ro.add_argument(
+        "--log-every", type=_at_least(1), default=50, help="steps per metrics line"
+    )
+    ro.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    ro.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _train_rollout(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from alphago.train.rollout import RolloutTrainConfig, train_rollout
+
+    resuming = (Path(args.run) / "checkpoint.pt").exists()
+    if not resuming and not args.data:
+        print("alphago train rollout: a new run needs --data", file=sys.stderr)
+        return 2
+    try:
+        config = RolloutTrainConfig(
+            size=args.size,
+            steps=args.steps,
+            batch_size=args.batch,
+            lr=args.lr,
+            l2=args.l2,
+            val_fraction=args.val_fraction,
+            val_every=args.val_every,
+            checkpoint_every=args.checkpoint_every,
+            log_every=args.log_every,
+            seed=args.seed,
+        )
+        with warnings.catch_warnings():
+            # Skipped files are reported one line each.
+            warnings.simplefilter("always")
+            warnings.showwarning = lambda message, *_: print(
+                f"alphago train rollout: {message}", file=sys.stderr
+            )
+            _, summary = train_rollout(
+                args.run, args.data, config, progress=not args.no_progress
+            )
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"alphago train rollout: {exc}", file=sys.stderr)
+        return 2
+    accuracy = summary.get("val_accuracy")
+    held_out = "" if accuracy is None else f", held-out top-1 {accuracy:.3f}"
+    print(
+        f"step {summary['step']}: {summary['train_examples']} training positions"
+        f"{held_out}; weights in {Path(args.run) / 'rollout.npz'}"
+    )
+    return 0
 
 
 def _devices(args: argparse.Namespace) -> tuple[str, str | None]:
@@ -453,6 +541,8 @@ def _cmd_shards(args: argparse.Namespace) -> int:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
+    if args.mode == "rollout":
+        return _train_rollout(args)
     import torch
 
     device, precision = _devices(args)

@@ -1,10 +1,11 @@
 """goboard: a compiled Go rules core (C, wrapped with Cython) and its Python helpers."""
 
-from . import symmetries
+from . import pattern_features, symmetries
 from ._board import (
     FEATURE_KINDS,
     MAX_PERFT_DEPTH,
     Board,
+    PatternPolicy,
     Pool,
     feature_planes,
     features_batch,
@@ -29,6 +30,7 @@ __all__ = [
     "WHITE",
     "Board",
     "IllegalMoveError",
+    "PatternPolicy",
     "Pool",
     "Rules",
     "feature_planes",
@@ -36,6 +38,7 @@ __all__ = [
     "legal_mask_batch",
     "perft",
     "playouts",
+    "pattern_features",
     "symmetries",
     "zobrist_keys",
 ]

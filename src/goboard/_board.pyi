@@ -163,3 +163,39 @@ class Pool:
     def move(self, slot: int) -> int: ...
     def board(self, slot: int) -> Board: ...
     def reroot(self, g: int, new_root: int) -> NDArray[np.int64]: ...
+
+def _pattern_layout() -> dict[str, int]: ...
+
+@disjoint_base
+class PatternPolicy:
+    """AlphaGo 2016's fast rollout policy; see goboard.pattern_features."""
+
+    def __init__(self, weights: NDArray[np.float32] | None = None) -> None: ...
+    @property
+    def weights(self) -> NDArray[np.float32]:
+        """[NUM_FEATURES], read-only."""
+    def features(self, board: Board) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
+        """(points, feature indices) of every candidate move."""
+    def probabilities(self, board: Board) -> NDArray[np.float32]:
+        """[N*N + 1]."""
+    def playout(
+        self, board: Board, seed: int, max_moves: int | None = None
+    ) -> float: ...
+    def playouts(
+        self, board: Board, n: int, seed: int, max_moves: int | None = None
+    ) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
+        """(scores [n], stones placed [n])."""
+    def playouts_batch(
+        self, boards: Iterable[Board], n: int, seed: int, max_moves: int | None = None
+    ) -> NDArray[np.float64]:
+        """[B, n] final scores."""
+    def pool_playouts(
+        self, pool: Pool, slots: Any, n: int, seed: int
+    ) -> NDArray[np.float64]:
+        """[len(slots), n] final scores."""
+    def playout_moves(
+        self, board: Board, seed: int, max_moves: int | None = None
+    ) -> NDArray[np.int16]: ...
+    def _check_incremental(
+        self, board: Board, seed: int, max_moves: int | None = None
+    ) -> int: ...

@@ -16,6 +16,8 @@ import numpy as np
 
 from .coords import check_size, from_gtp
 from .errors import IllegalMoveError
+from .pattern_features import check_weights as check_pattern_weights
+from .pattern_features import renormalise_legal as _renormalise_legal
 from .rules import TROMP_TAYLOR, Rules, check_komi
 from .text import check_stones
 
@@ -1086,3 +1088,234 @@ cdef class Pool:
         cdef int32_t[::1] mv = mapping
         cb.gb_pool_reroot(&self.p, game, root, &mv[0])
         return mapping.astype(np.int64)
+
+
+# ---- the pattern rollout policy (rollout.h; layout in pattern_features.py) ----------
+
+def _pattern_layout():
+    """The C core's feature layout, for the tests that pin pattern_features.py to it."""
+    return {"capture": cb.GB_RF_CAPTURE, "save_atari": cb.GB_RF_SAVE_ATARI,
+            "self_atari": cb.GB_RF_SELF_ATARI, "near_previous": cb.GB_RF_NEAR_PREV,
+            "pat3": cb.GB_RF_PAT3, "pat3_classes": cb.GB_PAT3_CLASSES,
+            "response": cb.GB_RF_RESPONSE, "response_buckets": cb.GB_RESPONSE_BUCKETS,
+            "count": cb.GB_RF_COUNT, "max_active": cb.GB_RF_MAX_ACTIVE}
+
+
+cdef class PatternPolicy:
+    """AlphaGo 2016's fast rollout policy: a softmax over local pattern features.
+
+    ``PatternPolicy(weights=None)`` takes a float32 array of
+    ``goboard.pattern_features.NUM_FEATURES`` weights (all zero if None: uniform over
+    the candidate moves). See ``goboard.pattern_features`` for the features.
+    """
+
+    cdef cb.gb_rollout_policy *p
+    cdef cb.gb_rollout *scratch
+    cdef object _weights
+
+    def __cinit__(self, *args, **kwargs):
+        self.p = <cb.gb_rollout_policy *>PyMem_Malloc(sizeof(cb.gb_rollout_policy))
+        self.scratch = <cb.gb_rollout *>PyMem_Malloc(sizeof(cb.gb_rollout))
+        if self.p == NULL or self.scratch == NULL:
+            raise MemoryError()
+        self._weights = None
+
+    def __init__(self, weights=None):
+        if weights is None:
+            weights = np.zeros(cb.GB_RF_COUNT, dtype=np.float32)
+        w = check_pattern_weights(weights)
+        cdef const float[::1] wv = w
+        cb.gb_rollout_policy_set(self.p, &wv[0])
+        self._weights = w
+
+    def __dealloc__(self):
+        PyMem_Free(self.p)
+        PyMem_Free(self.scratch)
+
+    cdef int _ready(self) except -1:
+        if self._weights is None:
+            raise ValueError("this PatternPolicy was never initialised")
+        return 0
+
+    @property
+    def weights(self):
+        """The weights (a read-only float32 array)."""
+        return self._weights
+
+    def features(self, board):
+        """Active features of every candidate move of the side to move.
+
+        Returns:
+            (points, indices): int32 arrays of equal length, one row per (move,
+            feature) pair, points ascending. Every candidate appears (it has a 3x3
+            feature); illegal, eye-filling and ko moves and pass do not, nor any
+            move once the game is over.
+        """
+        cdef Board bd = _board_arg(board)
+        if cb.gb_board_is_over(&bd.b):
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32)
+        cdef int cap = cb.GB_RF_MAX_ACTIVE * bd.b.size * bd.b.size
+        points = np.empty(cap, dtype=np.int16)
+        index = np.empty(cap, dtype=np.int32)
+        cdef int16_t[::1] pv = points
+        cdef int32_t[::1] iv = index
+        cdef int count = cb.gb_rollout_features(&bd.b, &pv[0], &iv[0])
+        return points[:count].astype(np.int32), index[:count].copy()
+
+    def probabilities(self, board):
+        """float32 [N*N + 1]: the policy's move distribution (pass last).
+
+        Moves the board's own rules forbid (superko) are dropped and the rest
+        renormalised; pass gets 1 when no candidate is left.
+        """
+        self._ready()
+        cdef Board bd = _board_arg(board)
+        cdef int width = bd.b.size * bd.b.size + 1
+        probs = np.zeros(width, dtype=np.float32)
+        if cb.gb_board_is_over(&bd.b):
+            return probs
+        cdef float[::1] out = probs
+        cb.gb_rollout_start(self.scratch, &bd.b, self.p)
+        cb.gb_rollout_probabilities(self.scratch, self.p, &out[0])
+        return _renormalise_legal(probs, bd.legal_mask())
+
+    def playout(self, board, seed, max_moves=None):
+        """Final Tromp-Taylor score (Black's view, minus komi) of one rollout."""
+        scores, _ = self.playouts(board, 1, seed, max_moves)
+        return float(scores[0])
+
+    def playouts(self, board, n, seed, max_moves=None):
+        """``n`` rollouts from ``board`` (streams 0..n-1 of ``seed``), GIL released.
+
+        Like ``goboard.playouts``: simple ko only, no suicide, at most ``max_moves``
+        moves (default 3 N^2), stop after two passes.
+
+        Returns:
+            (scores, stones): float64 [n] final scores (Black's view, minus komi) and
+            int32 [n] stones placed.
+        """
+        self._ready()
+        cdef Board start = _board_arg(board)
+        cdef int64_t count = _count(n, "n")
+        cdef uint64_t s = _seed(seed)
+        cdef int moves = _max_moves(max_moves, start.b.size)
+        scores = np.zeros(count, dtype=np.float64)
+        placed = np.zeros(count, dtype=np.int32)
+        cdef double[::1] sc = scores
+        cdef int32_t[::1] pl = placed
+        if count > 0:
+            with nogil:
+                cb.gb_rollouts(&start.b, self.p, count, s, moves, start._komi, &sc[0],
+                               &pl[0])
+        return scores, placed
+
+    def playouts_batch(self, boards, n, seed, max_moves=None):
+        """float64 [B, n]: rollout scores from each board (each board gets its own
+        streams of ``seed``), in one C loop without the GIL."""
+        self._ready()
+        cdef list batch = _same_size_boards(boards)
+        cdef int64_t count = _count(n, "n"), k = len(batch), i
+        cdef uint64_t s = _seed(seed)
+        cdef int moves = _max_moves(max_moves, (<Board>batch[0]).b.size)
+        scores = np.zeros((k, count), dtype=np.float64)
+        if count == 0:
+            return scores
+        placed = np.zeros(count, dtype=np.int32)
+        cdef double[:, ::1] sc = scores
+        cdef int32_t[::1] pl = placed
+        cdef const cb.gb_board **bp = <const cb.gb_board **>PyMem_Malloc(
+            k * sizeof(cb.gb_board *))
+        cdef double *komi = <double *>PyMem_Malloc(k * sizeof(double))
+        try:
+            if bp == NULL or komi == NULL:
+                raise MemoryError()
+            for i in range(k):
+                bp[i] = &(<Board>batch[i]).b
+                komi[i] = (<Board>batch[i])._komi
+            with nogil:
+                for i in range(k):
+                    cb.gb_rollouts(bp[i], self.p, count,
+                                   s ^ (<uint64_t>(i + 1) * 0x9E3779B97F4A7C15ULL),
+                                   moves, komi[i], &sc[i, 0], &pl[0])
+        finally:
+            PyMem_Free(bp)
+            PyMem_Free(komi)
+        return scores
+
+    def pool_playouts(self, pool, slots, n, seed):
+        """float64 [len(slots), n]: rollout scores from slots of a ``goboard.Pool``
+        (the search's positions), seeded as ``Pool.playouts`` seeds its playouts."""
+        self._ready()
+        if not isinstance(pool, Pool):
+            raise TypeError(f"pool must be a goboard.Pool, not {type(pool).__name__}")
+        cdef Pool pl_ = pool
+        cdef const int64_t[::1] sv = pl_._slots(slots)
+        cdef int64_t count = _count(n, "n"), k = sv.shape[0], i
+        cdef uint64_t s = _seed(seed)
+        cdef int64_t m = pl_.p.slots_per_root
+        cdef int moves = 3 * pl_.p.boards[0].size * pl_.p.boards[0].size
+        scores = np.zeros((k, count), dtype=np.float64)
+        placed = np.zeros(max(count, 1), dtype=np.int32)
+        cdef double[:, ::1] sc = scores
+        cdef int32_t[::1] pv = placed
+        if count == 0:
+            return scores
+        with nogil:
+            for i in range(k):
+                cb.gb_rollouts(&pl_.p.boards[sv[i]], self.p, count,
+                               s ^ (<uint64_t>(i + 1) * 0x9E3779B97F4A7C15ULL), moves,
+                               pl_.p.komi[sv[i] // m], &sc[i, 0], &pv[0])
+        return scores
+
+    def playout_moves(self, board, seed, max_moves=None):
+        """int16 array of the moves (pass = N*N) of the rollout ``playouts(board, 1,
+        seed)`` plays: for replaying and checking."""
+        self._ready()
+        cdef Board start = _board_arg(board)
+        cdef int moves = _max_moves(max_moves, start.b.size)
+        cdef cb.gb_rng rng
+        cdef int played = 0
+        out = np.empty(max(moves, 1), dtype=np.int16)
+        cdef int16_t[::1] ov = out
+        # Not self.scratch: another thread may use the policy while the GIL is free.
+        cdef cb.gb_rollout *r = <cb.gb_rollout *>PyMem_Malloc(sizeof(cb.gb_rollout))
+        if r == NULL:
+            raise MemoryError()
+        cb.gb_rng_seed(&rng, _seed(seed), 0)
+        try:
+            with nogil:
+                cb.gb_rollout_start(r, &start.b, self.p)
+                cb.gb_rollout_run(r, self.p, &rng, moves, &ov[0], &played)
+        finally:
+            PyMem_Free(r)
+        return out[:played].copy()
+
+    def _check_incremental(self, board, seed, max_moves=None):
+        """Play a rollout move by move and compare the kept gammas with a from-scratch
+        recomputation after each; returns the moves checked, AssertionError on the
+        first difference."""
+        self._ready()
+        cdef Board start = _board_arg(board)
+        cdef int moves = _max_moves(max_moves, start.b.size), k, where = 0
+        cdef cb.gb_rng rng
+        cdef cb.gb_loc v
+        cb.gb_rng_seed(&rng, _seed(seed), 0)
+        cb.gb_rollout_start(self.scratch, &start.b, self.p)
+        for k in range(moves):
+            if self.scratch.board.passes >= 2:
+                return k
+            v = cb.gb_rollout_choose(self.scratch, self.p, &rng)
+            cb.gb_rollout_play(self.scratch, self.p, v)
+            if cb.gb_rollout_check(self.scratch, self.p, &where) != cb.GB_OK:
+                raise AssertionError(f"after move {k + 1}: point {where} differs")
+        return moves
+
+
+cdef Board _board_arg(board):
+    if not isinstance(board, Board):
+        raise TypeError(f"board must be a goboard.Board, not {type(board).__name__}")
+    return board
+
+
+cdef int _max_moves(max_moves, int size) except -1:
+    return 3 * size * size if max_moves is None else _count(max_moves, "max_moves")

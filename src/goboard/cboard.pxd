@@ -191,3 +191,42 @@ cdef extern from "pool.h" nogil:
     void gb_pool_stone_history(const gb_pool *p, int64_t slot, gb_stone_history *out)
     uint64_t gb_pool_eval_key(const gb_pool *p, int64_t slot)
     int32_t gb_pool_reroot(gb_pool *p, int32_t g, int64_t new_root, int32_t *mapping)
+
+
+cdef extern from "patterns.h" nogil:
+    enum:
+        GB_PAT3_RAW
+        GB_PAT3_CLASSES
+        GB_RESPONSE_BUCKETS
+        GB_DIAMOND
+
+
+cdef extern from "rollout.h" nogil:
+    enum:
+        GB_RF_CAPTURE
+        GB_RF_SAVE_ATARI
+        GB_RF_SELF_ATARI
+        GB_RF_NEAR_PREV
+        GB_RF_PAT3
+        GB_RF_RESPONSE
+        GB_RF_COUNT
+        GB_RF_MAX_ACTIVE
+
+    ctypedef struct gb_rollout_policy:
+        pass
+
+    ctypedef struct gb_rollout:
+        gb_board board
+
+    void gb_rollout_policy_set(gb_rollout_policy *p, const float *weights)
+    int gb_rollout_features(const gb_board *b, int16_t *points, int32_t *index)
+    void gb_rollout_start(gb_rollout *r, const gb_board *b, const gb_rollout_policy *p)
+    void gb_rollout_play(gb_rollout *r, const gb_rollout_policy *p, gb_loc loc)
+    gb_loc gb_rollout_choose(gb_rollout *r, const gb_rollout_policy *p, gb_rng *rng)
+    void gb_rollout_probabilities(gb_rollout *r, const gb_rollout_policy *p, float *out)
+    int gb_rollout_run(gb_rollout *r, const gb_rollout_policy *p, gb_rng *rng,
+                       int max_moves, int16_t *moves, int *played)
+    void gb_rollouts(const gb_board *start, const gb_rollout_policy *p, int64_t n,
+                     uint64_t seed, int max_moves, double komi, double *scores,
+                     int32_t *placed)
+    int gb_rollout_check(const gb_rollout *r, const gb_rollout_policy *p, int *where)

@@ -15,22 +15,11 @@ gb_rng_seed(gb_rng *rng, uint64_t seed, uint64_t stream)
     rng->state = z ? z : UINT64_C(0x2545f4914f6cdd1d);
 }
 
-static inline uint32_t
-rng_next32(gb_rng *rng)
-{
-    uint64_t x = rng->state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    rng->state = x;
-    return (uint32_t)((x * UINT64_C(0x2545f4914f6cdd1d)) >> 32);
-}
-
 /* Uniform in [0, n) by a multiply-shift: one draw, no division (bias < n / 2^32). */
 static inline int
 rng_below(gb_rng *rng, int n)
 {
-    return (int)(((uint64_t)rng_next32(rng) * (uint32_t)n) >> 32);
+    return (int)(((uint64_t)gb_rng_next32(rng) * (uint32_t)n) >> 32);
 }
 
 /* The diagonal half of the true-eye test, for a point already surrounded by c. */

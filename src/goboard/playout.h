@@ -18,6 +18,18 @@ typedef struct gb_rng {
     uint64_t state; /* never 0 */
 } gb_rng;
 
+/* Next 32 random bits of the stream (xorshift64* output). */
+static inline uint32_t
+gb_rng_next32(gb_rng *rng)
+{
+    uint64_t x = rng->state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    rng->state = x;
+    return (uint32_t)((x * UINT64_C(0x2545f4914f6cdd1d)) >> 32);
+}
+
 /* Generator for stream `stream` of seed `seed`: playout i of a batch uses stream i, so
  * results do not depend on how the batch is split. */
 void gb_rng_seed(gb_rng *rng, uint64_t seed, uint64_t stream);

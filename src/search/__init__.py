@@ -18,6 +18,7 @@ from .evaluator import (
 from .filters import MoveFilter
 from .gumbel import completed_q, halving_phases, improved_policy, sigma_q
 from .mcts import MCTS, PUCT, UCT, AlphaGo2016, Callback, Gumbel, run_search
+from .pattern_rollouts import PatternRollouts
 from .puct import choose_move, dirichlet_mix, puct_scores, ucb1_scores
 from .result import SearchResult
 from .tree import Tree
@@ -34,6 +35,7 @@ __all__ = [
     "Gumbel",
     "GumbelConfig",
     "MoveFilter",
+    "PatternRollouts",
     "Positions",
     "RolloutEvaluator",
     "RolloutPolicy",

@@ -29,6 +29,8 @@ kind            fields
                 (ties count half), ``elo``, ``elo_low``, ``elo_high`` (the confidence
                 interval, see ``alphago.match.elo_estimate``).
 ``gate``        ``win_rate`` (candidate against the current best), ``accepted`` (bool).
+``data``        ``games``, ``examples``, ``skipped``, ``train_examples``,
+                ``val_examples``: what a rollout-policy run (``train rollout``) read.
 ==============  ========================================================================
 """
 

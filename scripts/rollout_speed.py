@@ -1,0 +1,101 @@
+"""Pattern rollouts (goboard.PatternPolicy) against uniform random playouts.
+
+Speed: stones placed per second on one core, from the empty board to the end of the
+game, both policies in the same run (best of 3 repeats each), 9x9 and 19x19.
+
+Quality (with --records): for positions of game records (move --from of each game), the
+mean outcome of --rollouts rollouts of each policy is compared with the game's result:
+how often its sign names the winner, and the mean squared error against +-1.
+
+    python scripts/rollout_speed.py --weights runs/rollout/best.npz \
+        --records /work/runs/data2016/l10 --last 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+import goboard
+from alphago.data.dataset import result_winner, sgf_files
+from alphago.rollout_weights import load_rollout_policy
+from alphago.sgf import play_as, read_sgf, start_board
+
+
+def speed(policy: goboard.PatternPolicy, size: int, playouts: int) -> None:
+    board = goboard.Board(size)
+    rates: dict[str, tuple[float, float]] = {}
+    runs = {
+        "uniform": lambda seed: goboard.playouts(board, playouts, seed),
+        "pattern": lambda seed: policy.playouts(board, max(1, playouts // 10), seed),
+    }
+    for name, run in runs.items():
+        best = 0.0
+        for seed in range(3):
+            start = time.perf_counter()
+            _, stones = run(seed)
+            best = max(best, float(stones.sum()) / (time.perf_counter() - start))
+        rates[name] = (best, float(stones.mean()))
+    print(
+        f"{size}x{size}: uniform {rates['uniform'][0] / 1e6:.2f}M stones/s "
+        f"({rates['uniform'][1]:.0f} per playout), pattern "
+        f"{rates['pattern'][0] / 1e3:.0f}k stones/s ({rates['pattern'][1]:.0f} per "
+        "rollout)"
+    )
+
+
+def quality(
+    policy: goboard.PatternPolicy, files: list[Path], move: int, rollouts: int
+) -> None:
+    boards, winners = [], []
+    for path in files:
+        record = read_sgf(path.read_bytes())
+        winner = result_winner(record.result)
+        if not winner or len(record.moves) <= move:
+            continue
+        board = start_board(record, "chinese")
+        for colour, point in record.moves[:move]:
+            board = play_as(board, colour, point)
+        boards.append(board)
+        winners.append(winner)
+    if not boards:
+        print("no usable positions")
+        return
+    truth = np.array(winners, dtype=np.float64)
+    uniform = np.array(
+        [goboard.playouts(b, rollouts, i)[0] for i, b in enumerate(boards)]
+    )
+    pattern = policy.playouts_batch(boards, rollouts, 1)
+    for name, scores in (("uniform", uniform), ("pattern", pattern)):
+        mean = np.sign(scores).mean(axis=1)
+        agree = float(np.mean(np.sign(mean) == truth))
+        mse = float(np.mean((mean - truth) ** 2))
+        print(
+            f"{name}: winner named {agree:.3f}, MSE {mse:.3f} "
+            f"({len(boards)} positions after move {move}, {rollouts} rollouts each)"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--weights", help="rollout weights (default: all zero)")
+    parser.add_argument("--records", help="SGF directory for the quality check")
+    parser.add_argument("--last", type=int, default=100, help="use the last N games")
+    parser.add_argument("--from", dest="move", type=int, default=30, help="move")
+    parser.add_argument("--rollouts", type=int, default=64, help="per position")
+    args = parser.parse_args()
+    policy = (
+        load_rollout_policy(args.weights) if args.weights else goboard.PatternPolicy()
+    )
+    speed(policy, 9, 4000)
+    speed(policy, 19, 500)
+    if args.records:
+        files = sgf_files([args.records])[-args.last :]
+        quality(policy, files, args.move, args.rollouts)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""search.PatternRollouts: the pattern rollout policy behind search's RolloutPolicy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import goboard
+from goboard import pattern_features as pf
+from goboard.coords import from_gtp
+from goboard.text import parse_board
+from search import (
+    AlphaGo2016,
+    AlphaGo2016Config,
+    PatternRollouts,
+    Positions,
+    RolloutPolicy,
+    UniformEvaluator,
+)
+
+# White to move: C3 takes D3 and wins (a position of test_search_play.py, where 300
+# random playouts rate C3 0.72 and the runner-up -0.13).
+CAPTURE = """
+    O X . . .
+    . . X O X
+    X X . X O
+    . O O O .
+    X X . . O
+"""
+
+
+def test_values_are_mean_outcomes_from_the_side_to_move() -> None:
+    policy = goboard.PatternPolicy()
+    rollouts = PatternRollouts(policy, playouts=8, seed=3)
+    assert isinstance(rollouts, RolloutPolicy)
+    board = goboard.Board(5, komi=0.5)
+    board.play(12)  # black tengen; white to move
+    pool = goboard.Pool([board], 4)
+    values = rollouts.values(Positions(pool, [0]))
+    assert values.dtype == np.float32 and values.shape == (1,)
+    # The same rollouts by hand: komi and the side to move applied.
+    seed = int(np.random.default_rng(3).integers(0, 2**63))
+    scores = policy.pool_playouts(pool, [0], 8, seed)
+    assert values[0] == pytest.approx(-np.sign(scores).mean())
+    assert rollouts.values(Positions(pool, [])).shape == (0,)
+
+
+def test_a_finished_position_scores_its_result() -> None:
+    stones = np.zeros((5, 5), dtype=np.int8)
+    stones[:, 1] = 1  # black owns columns 0-1, white 3-4, column 2 is neutral
+    stones[:, 3] = -1
+    board = goboard.Board.from_stones(stones, to_play=1, komi=0.5)
+    board.play(25)
+    board.play(25)
+    pool = goboard.Pool([board], 2)
+    values = PatternRollouts(goboard.PatternPolicy(), 4, seed=0).values(
+        Positions(pool, [0])
+    )
+    assert values[0] == -1.0  # black to move after two passes, and komi beat black
+
+
+def test_alphago2016_with_pattern_rollouts_finds_the_capture() -> None:
+    w = np.zeros(pf.NUM_FEATURES, dtype=np.float32)
+    w[pf.CAPTURE] = 3.0
+    w[pf.SAVE_ATARI] = 2.0
+    policy = goboard.PatternPolicy(w)
+    board = parse_board(CAPTURE, to_play=goboard.WHITE, komi=0.5)
+    search = AlphaGo2016(
+        UniformEvaluator(),
+        board,
+        AlphaGo2016Config(num_simulations=200, mix_lambda=1.0),
+        rng=1,
+        rollout=PatternRollouts(policy, playouts=2, seed=1),
+    )
+    result = search.search()
+    assert result.move == from_gtp("C3", 5)
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(TypeError):
+        PatternRollouts(object())  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        PatternRollouts(goboard.PatternPolicy(), playouts=0)
