@@ -287,6 +287,12 @@ def load_weights(
     payload = _unpickle(data, target)
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise WeightsError(f"{target}: not a weights file of format {FORMAT!r}")
+    if "kind" in payload:  # another kind of net (alphago.nets.alphago2016)
+        kind = payload["kind"]
+        what = f"{kind} weights" if isinstance(kind, str) else "another kind of net"
+        raise WeightsError(
+            f"{target}: expected an AlphaGo Zero policy-value net, not {what}"
+        )
     extra = sorted(str(k) for k in payload if k not in _KNOWN_ENTRIES)
     if extra:
         raise WeightsError(f"{target}: unexpected entries: {', '.join(extra)}")
