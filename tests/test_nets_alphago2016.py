@@ -122,6 +122,17 @@ def test_evaluator_without_a_value_net_gives_zero_values() -> None:
     assert values.tolist() == [0.0]
 
 
+def test_alphago2016_search_runs_over_the_evaluator() -> None:
+    import search
+
+    board = random_board(7, 6, seed=2)
+    ev = AlphaGo2016Evaluator(policy_net(), value_net(), symmetries="none")
+    config = search.AlphaGo2016Config(num_simulations=24, mix_lambda=0.5)
+    result = search.run_search(board, ev, config, rng=0)
+    assert int(result.visits.sum()) >= 23
+    assert board.is_legal(int(result.move))
+
+
 def test_evaluator_refuses_mismatched_nets() -> None:
     with pytest.raises(ValueError, match="7x7.*9x9"):
         AlphaGo2016Evaluator(policy_net(7), value_net(9))

@@ -411,7 +411,9 @@ def train_policy_rl(
         if init is None:
             raise ValueError("a new run needs the initial policy (--init POLICY.pt)")
         config = config or PolicyRLConfig()
-        train_config = train_config or TrainConfig(optimizer="sgd", momentum=0.0)
+        train_config = train_config or TrainConfig(
+            optimizer="sgd", momentum=0.0, l2=0.0
+        )
         first = load_net2016(init, POLICY_KIND, board_size=config.size)
         save_net2016(first, sl_path)
         pool_dir.mkdir(exist_ok=True)
