@@ -6,6 +6,8 @@ Everything is tiny: 5x5 boards, 3-layer 8-filter nets, a handful of games.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +33,12 @@ from alphago.train.games2016 import (  # noqa: E402
     GameSettings,
     PolicyRunner,
     RLGames,
+    ValueGames,
     default_u_max,
     play_reinforce_games,
     play_value_games,
     sample_moves,
+    value_job,
 )
 from alphago.train.learner import TrainConfig  # noqa: E402
 from alphago.train.metrics import read_metrics  # noqa: E402
@@ -51,6 +55,7 @@ from alphago.train.value2016 import (  # noqa: E402
     load_value_data,
     train_value,
 )
+from alphago.train.workers import plan_jobs  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -348,6 +353,24 @@ def test_value_data_and_training_resume_exactly(
     assert records(whole / "metrics.jsonl") == records(part / "metrics.jsonl")
 
 
+def local_jobs(sl: Path, rl: Path, config: ValueConfig) -> Any:
+    """The value games of one batch's jobs, each played in this process."""
+    settings = asdict(GameSettings(SIZE, config.komi, value_planes=PLANES))
+    jobs = plan_jobs(config.batch_games, config.workers, config.seed)
+    parts = [
+        value_job(sl.read_bytes(), rl.read_bytes(), settings, j.games, j.seed)
+        for j in jobs
+    ]
+    return ValueGames.merge(parts)
+
+
+def assert_data_of_jobs(run: Path, want: Any) -> None:
+    data = load_value_data(run / "data")
+    assert np.array_equal(data.planes, want.planes)
+    assert np.array_equal(data.value, want.value)
+    assert np.array_equal(data.u, want.u)
+
+
 def test_value_data_in_worker_processes(
     tmp_path: Path, policies: tuple[Path, Path]
 ) -> None:
@@ -362,8 +385,36 @@ def test_value_data_in_worker_processes(
         fractions=(1.0,),
     )
     train_value(tmp_path / "run", sl, rl, VNET, ADAM, config, progress=False)
-    data = load_value_data(tmp_path / "run" / "data")
-    assert len(data) == 6 and data.u.min() >= 1
+    # Two processes played exactly the jobs this process plays.
+    assert_data_of_jobs(tmp_path / "run", local_jobs(sl, rl, config))
+
+
+@pytest.fixture(scope="module")
+def ray_address() -> Iterator[str]:
+    ray = pytest.importorskip("ray")
+    context = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield str(context.address_info["gcs_address"])
+    finally:
+        ray.shutdown()
+
+
+def test_value_data_on_ray(
+    tmp_path: Path, policies: tuple[Path, Path], ray_address: str
+) -> None:
+    sl, rl = policies
+    config = ValueConfig(
+        games=6,
+        batch_games=6,
+        size=SIZE,
+        steps=1,
+        workers=2,
+        val_fraction=0.5,
+        fractions=(1.0,),
+        ray_address=ray_address,
+    )
+    train_value(tmp_path / "run", sl, rl, VNET, ADAM, config, progress=False)
+    assert_data_of_jobs(tmp_path / "run", local_jobs(sl, rl, config))
 
 
 # --- the commands --------------------------------------------------------------------
