@@ -15,6 +15,7 @@ from nets_helpers import positions_of, random_board, tiny_net  # noqa: E402
 import goboard  # noqa: E402
 from alphago.nets import WeightsError, load_weights, save_weights  # noqa: E402
 from alphago.nets.alphago2016 import (  # noqa: E402
+    PLANES,
     POLICY_KIND,
     VALUE_KIND,
     AlphaGo2016Evaluator,
@@ -29,9 +30,12 @@ from alphago.nets.shipped import shipped_weights  # noqa: E402
 
 torch.set_num_threads(1)
 
-#: The planes the tests build nets on (a kind goboard writes).
-POLICY_PLANES = "agz17"
-VALUE_PLANES = "agz17"
+#: The planes the tests build nets on: the paper's, where goboard writes them.
+PAPER = "alphago48" in goboard.FEATURE_KINDS
+POLICY_PLANES = "alphago48" if PAPER else "agz17"
+VALUE_PLANES = "alphago49" if PAPER else "agz17"
+P = PLANES[POLICY_PLANES]
+V = PLANES[VALUE_PLANES]
 
 
 def policy_net(size: int = 7, layers: int = 3, seed: int = 0) -> PolicyNet2016:
@@ -74,8 +78,8 @@ def test_default_shapes() -> None:
 
 
 def test_wrong_input_shape_is_refused() -> None:
-    with pytest.raises(ValueError, match=r"expected input \[B, 17, 7, 7\]"):
-        policy_net()(torch.zeros(1, 18, 7, 7))
+    with pytest.raises(ValueError, match=rf"expected input \[B, {P}, 7, 7\]"):
+        policy_net()(torch.zeros(1, P + 1, 7, 7))
 
 
 def test_bad_configs_are_refused() -> None:
@@ -88,8 +92,8 @@ def test_bad_configs_are_refused() -> None:
 def test_pass_logit_moves_with_the_board() -> None:
     net = policy_net()
     with torch.no_grad():
-        a = net(torch.zeros(1, 17, 7, 7))
-        b = net(torch.ones(1, 17, 7, 7))
+        a = net(torch.zeros(1, P, 7, 7))
+        b = net(torch.ones(1, P, 7, 7))
     assert a.shape == (1, 50)
     assert float(a[0, 49]) != float(b[0, 49])
 
@@ -108,7 +112,8 @@ def test_evaluator_masks_illegal_moves_and_gives_values() -> None:
     with torch.no_grad():
         expected = float(value_net()(x)[0])
     assert values[0] == pytest.approx(expected, abs=1e-6)
-    # The priors are the policy's softmax over the legal moves.
+    # The priors are the policy's softmax over the legal moves, on its own planes.
+    x = torch.from_numpy(goboard.features_batch([board], POLICY_PLANES))
     with torch.no_grad():
         logits = policy_net()(x)[0].numpy()
     logits[~legal[0]] = -np.inf
@@ -148,7 +153,7 @@ def test_round_trip(tmp_path: Path, kind: str) -> None:
     save_net2016(model, path)
     loaded = load_net2016(path, kind)
     assert type(loaded) is type(model) and loaded.config == model.config
-    x = torch.rand(3, 17, 7, 7)
+    x = torch.rand(3, P if kind == POLICY_KIND else V, 7, 7)
     with torch.no_grad():
         assert torch.equal(model(x), loaded(x))
 
@@ -193,8 +198,8 @@ def test_wrong_size_or_planes_are_refused(tmp_path: Path) -> None:
     save_net2016(policy_net(7), tmp_path / "p.pt")
     with pytest.raises(WeightsError, match="expected a 9x9 alphago2016-policy net"):
         load_net2016(tmp_path / "p.pt", POLICY_KIND, board_size=9)
-    with pytest.raises(WeightsError, match="on alphago48 planes, not agz17"):
-        load_net2016(tmp_path / "p.pt", POLICY_KIND, input_planes="alphago48")
+    with pytest.raises(WeightsError, match=f"on lz18 planes, not {POLICY_PLANES}"):
+        load_net2016(tmp_path / "p.pt", POLICY_KIND, input_planes="lz18")
 
 
 def test_damaged_or_tampered_files_are_refused(tmp_path: Path) -> None:

@@ -60,7 +60,10 @@ from alphago.train.workers import plan_jobs  # noqa: E402
 torch.set_num_threads(1)
 
 SIZE = 5
-PLANES = "agz17"  # the tests' input planes (a kind goboard writes)
+#: The planes the tests build nets on: the paper's, where goboard writes them.
+PAPER = "alphago48" in goboard.FEATURE_KINDS
+PLANES = "alphago48" if PAPER else "agz17"
+VALUE_PLANES = "alphago49" if PAPER else "agz17"
 NET = Net2016Config(SIZE, 3, 8, PLANES)
 
 
@@ -73,7 +76,7 @@ def policy(seed: int = 0) -> PolicyNet2016:
 def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("shards")
     examples = Examples.concat(
-        [game_examples(random_record(seed, 16)) for seed in range(8)]
+        [game_examples(random_record(seed, 16), PLANES) for seed in range(8)]
     )
     examples.take(slice(0, 64)).save(out / "shard-00000.npz")
     examples.take(slice(64, None)).save(out / "shard-00001.npz")
@@ -141,7 +144,7 @@ def test_train_policy_refuses_data_of_other_planes(
     tmp_path: Path, shards: Path
 ) -> None:
     net = Net2016Config(SIZE, 3, 8, "lz18")
-    with pytest.raises(ValueError, match="5x5 agz17; the network wants 5x5 lz18"):
+    with pytest.raises(ValueError, match=f"5x5 {PLANES}; the network wants 5x5 lz18"):
         train_policy(tmp_path / "run", [shards], net, ADAM, SL, progress=False)
 
 
@@ -214,7 +217,10 @@ def test_the_mean_baseline_cancels_a_batch_of_equal_rewards() -> None:
 
 def test_reinforce_games_alternate_colours_and_score_for_the_current_player() -> None:
     settings = GameSettings(SIZE, 0.5, max_moves=40)
-    current, opponent = PolicyRunner(policy(1)), PolicyRunner(policy(2))
+    # On agz17 planes, whose last plane says whether Black is to move.
+    torch.manual_seed(1)
+    current = PolicyRunner(PolicyNet2016(Net2016Config(SIZE, 3, 8, "agz17")))
+    opponent = PolicyRunner(PolicyNet2016(Net2016Config(SIZE, 3, 8, "agz17")))
     games = play_reinforce_games(
         current, opponent, 6, np.random.default_rng(0), settings
     )
@@ -267,7 +273,7 @@ def test_train_policy_rl_logs_win_rates_and_resumes_exactly(
 
 
 def test_value_games_follow_the_u_scheme() -> None:
-    settings = GameSettings(SIZE, 0.5, value_planes=PLANES)
+    settings = GameSettings(SIZE, 0.5, value_planes=VALUE_PLANES)
     sl, rl = PolicyRunner(policy(1)), PolicyRunner(policy(2))
     games = 24
     data = play_value_games(
@@ -288,7 +294,7 @@ def test_value_games_follow_the_u_scheme() -> None:
                 assert move != area or not board.legal_mask()[:area].any()
             board.play(move)
             if ply == u - 1:  # the kept position, after the random move
-                kept = board.features(PLANES, dtype=np.uint8)
+                kept = board.features(VALUE_PLANES, dtype=np.uint8)
                 to_play = board.to_play
         assert np.array_equal(data.planes[i], kept)
         outcome = float(np.sign(board.score()))
@@ -298,7 +304,7 @@ def test_value_games_follow_the_u_scheme() -> None:
 
 def test_value_random_move_is_uniform() -> None:
     # U fixed at 1: the first move is the random one, uniform over the 25 points.
-    settings = GameSettings(SIZE, 0.5, max_moves=2, u_max=1, value_planes=PLANES)
+    settings = GameSettings(SIZE, 0.5, max_moves=2, u_max=1, value_planes=VALUE_PLANES)
     sl, rl = PolicyRunner(policy(1)), PolicyRunner(policy(2))
     data = play_value_games(sl, rl, 2000, np.random.default_rng(1), settings)
     counts = np.bincount(data.random_move, minlength=SIZE * SIZE)
@@ -316,7 +322,7 @@ VALUE = ValueConfig(
     log_every=2,
     val_fraction=0.2,
 )
-VNET = Net2016Config(SIZE, 3, 8, PLANES)
+VNET = Net2016Config(SIZE, 3, 8, VALUE_PLANES)
 
 
 def test_train_value_makes_one_position_per_game_and_a_data_curve(
@@ -355,7 +361,7 @@ def test_value_data_and_training_resume_exactly(
 
 def local_jobs(sl: Path, rl: Path, config: ValueConfig) -> Any:
     """The value games of one batch's jobs, each played in this process."""
-    settings = asdict(GameSettings(SIZE, config.komi, value_planes=PLANES))
+    settings = asdict(GameSettings(SIZE, config.komi, value_planes=VALUE_PLANES))
     jobs = plan_jobs(config.batch_games, config.workers, config.seed)
     parts = [
         value_job(sl.read_bytes(), rl.read_bytes(), settings, j.games, j.seed)
@@ -424,11 +430,12 @@ def test_commands_end_to_end(
     tmp_path: Path, shards: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     common = ["--size", "5", "--device", "cpu", "--no-progress"]
-    small = ["--layers", "3", "--filters", "8", "--planes", PLANES]
+    small = ["--layers", "3", "--filters", "8"]
     pol, rl, val = tmp_path / "pol", tmp_path / "rl", tmp_path / "val"
     assert (
         main(
             ["train", "policy", str(pol), "--data", str(shards), *common, *small]
+            + ["--planes", PLANES]
             + ["--steps", "4", "--batch", "8", "--val-every", "2"]
             + ["--checkpoint-every", "2", "--log-every", "2"]
         )
@@ -446,6 +453,7 @@ def test_commands_end_to_end(
         main(
             ["train", "value", str(val), "--sl", str(pol / "weights.pt"), *common]
             + ["--rl", str(rl / "weights.pt"), *small, "--games", "10"]
+            + ["--planes", VALUE_PLANES]
             + ["--batch-games", "5", "--steps", "2", "--val-every", "2"]
             + ["--checkpoint-every", "2", "--log-every", "2", "--batch", "4"]
         )
