@@ -268,7 +268,8 @@ class PolicyRLConfig:
 
     Attributes:
         iterations: SGD steps (one per batch of games).
-        games: games per iteration.
+        games: games per iteration (colours alternate within each worker's job:
+            a multiple of 2 x workers gives each colour half the games).
         snapshot_every: iterations between snapshots joining the opponent pool.
         eval_every: iterations between evaluation matches against P_sigma (0: none).
         eval_games: games of each evaluation match.
