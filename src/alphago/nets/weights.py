@@ -9,7 +9,9 @@ holding only strings, numbers, booleans and tensors, so it loads with
 ``torch.load(weights_only=True)``: torch's restricted unpickler, which refuses any
 file naming other classes or functions (a crafted pickle cannot run code here).
 Files written before the checksum existed have no ``sha256`` entry and still load;
-where the entry is present it must match.
+where the entry is present it must match. A file with a ``kind`` entry holds another
+kind of network (the AlphaGo 2016 nets of :mod:`alphago.nets.alphago2016`) and is
+refused here with a line naming its kind.
 
 A file is a hostile input until checked, so :func:`load_weights` checks in an order
 that never lets the file decide how much memory or time is spent: the file's size
