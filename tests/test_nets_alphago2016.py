@@ -69,6 +69,16 @@ def test_value_layers_follow_the_paper() -> None:
     assert v.shape == (4,) and bool((v.abs() <= 1).all())
 
 
+def test_value_head_cannot_go_dead() -> None:
+    # Every point of the 1x1 conv's plane negative: a ReLU there would make the
+    # output the same for every input.
+    net = value_net()
+    with torch.no_grad():
+        net.head.bias.fill_(-5.0)
+        a, b = net(torch.zeros(1, V, 7, 7)), net(torch.ones(1, V, 7, 7))
+    assert float(a[0]) != float(b[0])
+
+
 def test_default_shapes() -> None:
     assert default_shape(19) == (13, 192)
     assert default_shape(9) == (6, 64)

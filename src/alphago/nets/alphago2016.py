@@ -20,6 +20,11 @@ layers):
   5x5 conv and ``L - 2`` = 11 3x3 convs (the same stack as the policy's, whose last
   3x3 layer is the value net's "additional" layer 12), the 1x1 conv, the 256 layer
   and the tanh output: ``[B]`` in [-1, 1], the outcome expected by the side to move.
+  The 1x1 conv is linear (no ReLU): with one channel a ReLU there can go dead for
+  every point, and the net then predicts a constant. Measured on 540 9x9 games
+  (6 x 64, Adam 1e-3, 300 steps, three seeds): with the ReLU one seed in three died
+  (0.4% of the plane positive, held-out MSE 0.996), without it all three learned
+  (held-out MSE 0.755-0.803).
 
 No batch norm (the paper had none); convolutions have biases.
 
@@ -268,7 +273,9 @@ class ValueNet2016(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         _check_input(self.config, x)
-        h = torch.relu(self.head(self.trunk(x)))
+        # No ReLU on the one-plane 1x1 conv: a single channel's ReLU can die for
+        # every point (module docstring).
+        h = self.head(self.trunk(x))
         h = torch.relu(self.fc1(torch.flatten(h, 1)))
         return torch.tanh(self.fc2(h)).squeeze(1)
 
