@@ -338,6 +338,13 @@ def test_train_value_makes_one_position_per_game_and_a_data_curve(
     assert [r["games"] for r in curve] == [12, 24]  # 24 training, 6 held out
     assert [r["step"] for r in curve] == [6, 12]
     assert all(r["val_value_mse"] >= 0 for r in curve)
+    for r in curve:  # the lowest of the phase's validations
+        phase = [
+            v["val_value_mse"]
+            for v in log
+            if v["kind"] == "validation" and v["games"] == r["games"]
+        ]
+        assert len(phase) == 2 and r["best_val_value_mse"] == min(phase)
     assert isinstance(load_net2016(run / "weights.pt", VALUE_KIND), torch.nn.Module)
 
 

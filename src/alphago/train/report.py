@@ -121,6 +121,7 @@ _PANELS: tuple[_Panel, ...] = (
         (
             _Field("data_curve", "train_value_mse", "train_value_mse"),
             _Field("data_curve", "val_value_mse", "val_value_mse"),
+            _Field("data_curve", "best_val_value_mse", "best_val_value_mse"),
         ),
         x="games",
     ),

@@ -21,7 +21,9 @@ as games are added, the net is trained ``len(fractions)`` times from the same
 initialisation, ``steps`` steps each, on the first 25%, 50% and 100% (by default) of
 the training games; steps count on across these phases. Each phase ends with a
 ``data_curve`` line (``games``, ``train_value_mse`` on up to 4096 of its training
-positions, ``val_value_mse``), which ``alphago report`` draws against ``games``;
+positions, ``val_value_mse`` at the phase's end and ``best_val_value_mse``, the lowest
+of its validations: with few games the net overfits before the phase ends), which
+``alphago report`` draws against ``games``;
 ``train`` lines carry ``loss``, ``value_loss``, ``l2``, ``lr`` and ``validation``
 lines ``val_value_mse`` and ``train_value_mse``. The last phase's net (all the data)
 is ``RUN/weights.pt``; its best held-out checkpoint ``RUN/best.pt``.
@@ -383,13 +385,16 @@ def train_value(
 
     trainer = phase_trainer()
     rng = np.random.default_rng(config.seed)
-    phase, best = 0, math.inf
+    # best: the last phase's lowest held-out MSE (best.pt); phase_best: this
+    # phase's, for its data_curve line.
+    phase, best, phase_best = 0, math.inf, math.inf
     if ckpt_path.exists():
         state = load_checkpoint(ckpt_path)
         with checkpoint_entries(ckpt_path):
             if state["kind"] != "value2016":
                 raise ValueError(f"{ckpt_path} is not a train value run's checkpoint")
             phase, best = int(state["phase"]), float(state["best_val"])
+            phase_best = float(state["phase_best"])
             saved, saved_random = state["trainer"], state["random"]
             lines = int(state["metrics_lines"])
         trainer.load_state_dict(saved)
@@ -409,6 +414,7 @@ def train_value(
                 "kind": "value2016",
                 "phase": phase,
                 "best_val": best,
+                "phase_best": phase_best,
                 "trainer": trainer.state_dict(),
                 "random": random_states(rng),
                 "metrics_lines": metrics_lines(run / "metrics.jsonl"),
@@ -431,6 +437,7 @@ def train_value(
                     break
                 phase += 1  # the next phase starts afresh on more of the data
                 trainer = phase_trainer()
+                phase_best = math.inf
                 continue
             games = max(1, int(round(cut * config.fractions[phase])))
             train = everything.take(slice(0, games))
@@ -471,8 +478,11 @@ def train_value(
                         "train_value_mse": train_mse,
                     }
                     log.log("validation", step, **curve)
+                    phase_best = min(phase_best, val_mse)
                     if end:
-                        log.log("data_curve", step, **curve)
+                        log.log(
+                            "data_curve", step, best_val_value_mse=phase_best, **curve
+                        )
                     if last and val_mse < best:
                         best = val_mse
                         assert isinstance(trainer.model, ValueNet2016)
