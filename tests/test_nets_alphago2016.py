@@ -30,10 +30,9 @@ from alphago.nets.shipped import shipped_weights  # noqa: E402
 
 torch.set_num_threads(1)
 
-#: The planes the tests build nets on: the paper's, where goboard writes them.
-PAPER = "alphago48" in goboard.FEATURE_KINDS
-POLICY_PLANES = "alphago48" if PAPER else "agz17"
-VALUE_PLANES = "alphago49" if PAPER else "agz17"
+#: The planes the tests build nets on: the paper's.
+POLICY_PLANES = "alphago48"
+VALUE_PLANES = "alphago49"
 P = PLANES[POLICY_PLANES]
 V = PLANES[VALUE_PLANES]
 

@@ -60,10 +60,9 @@ from alphago.train.workers import plan_jobs  # noqa: E402
 torch.set_num_threads(1)
 
 SIZE = 5
-#: The planes the tests build nets on: the paper's, where goboard writes them.
-PAPER = "alphago48" in goboard.FEATURE_KINDS
-PLANES = "alphago48" if PAPER else "agz17"
-VALUE_PLANES = "alphago49" if PAPER else "agz17"
+#: The planes the tests build nets on: the paper's.
+PLANES = "alphago48"
+VALUE_PLANES = "alphago49"
 NET = Net2016Config(SIZE, 3, 8, PLANES)
 
 

@@ -26,15 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["TRAINING_COMMANDS", "add_training_commands"]
 
 
-def shard_planes() -> tuple[str, ...]:
-    """The plane kinds ``alphago shards`` writes: the Zero nets' and the 2016
-    policy's, where goboard writes them."""
-    import goboard
-
-    kinds = ("agz17", "lz18", "alphago48")
-    return tuple(k for k in kinds if k in goboard.FEATURE_KINDS)
-
-
 def _at_least(low: int) -> Callable[[str], int]:
     """An argparse type: an int >= ``low`` (a 0 or negative count would loop or
     mean nothing; upper limits are checked by the configs the options fill)."""
@@ -198,7 +189,7 @@ def add_training_commands(sub: Any) -> None:
     sh.add_argument(
         "--planes",
         default="agz17",
-        choices=shard_planes(),
+        choices=("agz17", "lz18", "alphago48"),
         help="input planes (default agz17; alphago48 for train policy)",
     )
     sh.add_argument(
