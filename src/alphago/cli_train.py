@@ -4,6 +4,8 @@
 - ``alphago shards SGF... --out DIR``: SGF files become training shards.
 - ``alphago train sl RUN --data DIR``: supervised training (resumes RUN).
 - ``alphago train rl RUN``: self-play reinforcement learning (resumes RUN).
+- ``alphago train policy|policy-rl|value RUN``: the AlphaGo 2016 networks
+  (:mod:`alphago.cli_train2016`).
 - ``alphago report RUN``: the run's curves as a PNG.
 
 Like :mod:`alphago.cli`, every command imports its modules when it runs.
@@ -187,8 +189,8 @@ def add_training_commands(sub: Any) -> None:
     sh.add_argument(
         "--planes",
         default="agz17",
-        choices=("agz17", "lz18"),
-        help="input planes (default agz17)",
+        choices=("agz17", "lz18", "alphago48"),
+        help="input planes (default agz17; alphago48 for train policy)",
     )
     sh.add_argument(
         "--shard-size",
@@ -198,7 +200,9 @@ def add_training_commands(sub: Any) -> None:
     )
 
     train = sub.add_parser(
-        "train", help="train a network (sl or rl) or the rollout policy (rollout)"
+        "train",
+        help="train a network (sl, rl; AlphaGo 2016: policy, policy-rl, value) or "
+        "the rollout policy (rollout)",
     )
     modes = train.add_subparsers(dest="mode", metavar="MODE", required=True)
     sl = modes.add_parser(
@@ -369,6 +373,10 @@ def add_training_commands(sub: Any) -> None:
     rl.add_argument("--no-progress", action="store_true", help="no progress bars")
 
     _add_rollout_parser(modes)
+
+    from alphago.cli_train2016 import add_train2016_modes
+
+    add_train2016_modes(modes, _add_optimizer_options)
 
     from alphago.train.report import add_report_arguments
 
@@ -550,7 +558,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     if args.mode == "sl":
         return _train_sl(args, device, precision)
-    return _train_rl(args, device, precision)
+    if args.mode == "rl":
+        return _train_rl(args, device, precision)
+    from alphago.cli_train2016 import run_train2016
+
+    return run_train2016(args, device, precision)
 
 
 def _net_and_optimizer(

@@ -47,9 +47,8 @@ import goboard
 from goboard import coords
 
 from ..atomic import atomic_write_bytes, remove_stale_temporaries
-from ..nets.model import INPUT_PLANES
 from ..sgf import GameRecord, play_as, read_sgf, start_board
-from .examples import PROGRESS_NAME, Examples
+from .examples import PLANE_KINDS, PROGRESS_NAME, Examples
 
 __all__ = [
     "DONE_FILE",
@@ -108,7 +107,7 @@ def game_examples(record: GameRecord, kind: str = "agz17") -> Examples:
     Raises:
         ValueError: no usable result; goboard.IllegalMoveError: an illegal move.
     """
-    if kind not in INPUT_PLANES:
+    if kind not in PLANE_KINDS:
         raise ValueError(f"unknown plane kind {kind!r}")
     winner = result_winner(record.result)
     if winner is None:
@@ -402,7 +401,7 @@ def build_shards(
         FileExistsError: see above.
     """
     size = coords.check_size(size)
-    if kind not in INPUT_PLANES:
+    if kind not in PLANE_KINDS:
         raise ValueError(f"unknown plane kind {kind!r}")
     if isinstance(shard_size, bool) or not isinstance(shard_size, int):
         raise TypeError(f"shard_size must be an int, not {type(shard_size).__name__}")

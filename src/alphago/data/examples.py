@@ -40,9 +40,11 @@ from numpy.typing import NDArray
 from goboard import symmetries
 
 from ..atomic import atomic_write_bytes
+from ..nets.alphago2016 import PLANES as PLANES_2016
 from ..nets.model import INPUT_PLANES
 
 __all__ = [
+    "PLANE_KINDS",
     "PROGRESS_NAME",
     "AuxBatch",
     "Examples",
@@ -55,6 +57,10 @@ __all__ = [
 #: The file an unfinished ``build_shards`` run keeps in its shard directory
 #: (:mod:`alphago.data.dataset`): such a directory holds only part of its shards.
 PROGRESS_NAME = "shards.progress"
+
+#: Plane kinds examples may hold, with their plane counts: the Zero net's inputs and
+#: the AlphaGo 2016 nets' (``alphago48`` for the policy).
+PLANE_KINDS: dict[str, int] = {**INPUT_PLANES, **PLANES_2016}
 
 U8 = NDArray[np.uint8]
 F32 = NDArray[np.float32]
@@ -72,7 +78,7 @@ class Examples:
     score: F32 | None = None  # [n], NaN: no auxiliary targets for this row
 
     def __post_init__(self) -> None:
-        if self.kind not in INPUT_PLANES:
+        if self.kind not in PLANE_KINDS:
             raise ValueError(f"unknown plane kind {self.kind!r}")
         planes, policy, value = self.planes, self.policy, self.value
         if planes.dtype != np.uint8 or planes.ndim != 4:
@@ -80,7 +86,7 @@ class Examples:
                 f"planes must be uint8 [n, C, N, N], not {planes.dtype} {planes.shape}"
             )
         n, c, size, width = planes.shape
-        if c != INPUT_PLANES[self.kind] or size != width:
+        if c != PLANE_KINDS[self.kind] or size != width:
             raise ValueError(f"planes {planes.shape} do not fit kind {self.kind!r}")
         if policy.dtype != np.float32 or policy.shape != (n, size * size + 1):
             raise ValueError(
@@ -128,7 +134,7 @@ class Examples:
     @classmethod
     def empty(cls, size: int, kind: str = "agz17") -> Examples:
         """No examples, with the shapes of ``size`` and ``kind``."""
-        c = INPUT_PLANES[kind]
+        c = PLANE_KINDS[kind]
         return cls(
             np.zeros((0, c, size, size), np.uint8),
             np.zeros((0, size * size + 1), np.float32),

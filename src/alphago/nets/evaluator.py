@@ -130,7 +130,9 @@ class NetEvaluator:
         precision: str | None = None,
         cuda_graphs: bool | None = None,
     ) -> None:
-        if not isinstance(model, PolicyValueNet):
+        # A PolicyValueNet, or a module returning the same three outputs with a
+        # config of the fields read here (AlphaGo 2016's policy-value pair).
+        if not isinstance(model, torch.nn.Module) or not hasattr(model, "config"):
             kind = type(model).__name__
             raise TypeError(f"model must be a PolicyValueNet, not {kind}")
         if threads is not None:

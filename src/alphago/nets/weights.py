@@ -9,7 +9,9 @@ holding only strings, numbers, booleans and tensors, so it loads with
 ``torch.load(weights_only=True)``: torch's restricted unpickler, which refuses any
 file naming other classes or functions (a crafted pickle cannot run code here).
 Files written before the checksum existed have no ``sha256`` entry and still load;
-where the entry is present it must match.
+where the entry is present it must match. A file with a ``kind`` entry holds another
+kind of network (the AlphaGo 2016 nets of :mod:`alphago.nets.alphago2016`) and is
+refused here with a line naming its kind.
 
 A file is a hostile input until checked, so :func:`load_weights` checks in an order
 that never lets the file decide how much memory or time is spent: the file's size
@@ -287,6 +289,12 @@ def load_weights(
     payload = _unpickle(data, target)
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise WeightsError(f"{target}: not a weights file of format {FORMAT!r}")
+    if "kind" in payload:  # another kind of net (alphago.nets.alphago2016)
+        kind = payload["kind"]
+        what = f"{kind} weights" if isinstance(kind, str) else "another kind of net"
+        raise WeightsError(
+            f"{target}: expected an AlphaGo Zero policy-value net, not {what}"
+        )
     extra = sorted(str(k) for k in payload if k not in _KNOWN_ENTRIES)
     if extra:
         raise WeightsError(f"{target}: unexpected entries: {', '.join(extra)}")

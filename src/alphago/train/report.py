@@ -11,6 +11,8 @@ The panels (each drawn only when the log has data for it):
 - Policy entropy: ``entropy``.  Explained variance: ``explained_variance``.
 - Win rate: ``eval`` lines, one series per opponent; ``gate`` lines as their own series,
   accepted candidates marked.
+- Value MSE by training games: ``data_curve`` lines (``alphago train value``), train
+  and held-out MSE against ``games``, the number of training games.
 - Elo: ``eval`` lines, one series per opponent, with the ``elo_low..elo_high`` band.
 
 A series keeps, per step, the last value logged for it (a run resumed from an earlier
@@ -62,6 +64,7 @@ class _Panel:
     log_y: bool = False
     ylim: tuple[float, float] | None = None
     hline: float | None = None  # a reference level (even odds, zero)
+    x: str = "step"  # the records' field on the x axis
 
 
 _PANELS: tuple[_Panel, ...] = (
@@ -114,6 +117,15 @@ _PANELS: tuple[_Panel, ...] = (
         hline=0.5,
     ),
     _Panel(
+        "Value MSE by training games",
+        (
+            _Field("data_curve", "train_value_mse", "train_value_mse"),
+            _Field("data_curve", "val_value_mse", "val_value_mse"),
+            _Field("data_curve", "best_val_value_mse", "best_val_value_mse"),
+        ),
+        x="games",
+    ),
+    _Panel(
         "Elo",
         (_Field("eval", "elo", "", group_by="opponent", band=("elo_low", "elo_high")),),
         hline=0.0,
@@ -142,12 +154,13 @@ def _number(value: object, positive: bool) -> float:
 
 
 def _series(
-    records: Sequence[Mapping[str, Any]], field: _Field, log_y: bool
+    records: Sequence[Mapping[str, Any]], field: _Field, log_y: bool, x: str = "step"
 ) -> list[_Series]:
-    """The series of one field, one per group, each sorted by step (last value wins)."""
+    """The series of one field, one per group, each sorted by step (or by the field
+    ``x``; last value wins)."""
     groups: dict[str, dict[float, Mapping[str, Any]]] = {}
     for r in records:
-        step = r.get("step")
+        step = r.get(x)
         if r.get("kind") != field.kind or field.field not in r:
             continue
         if isinstance(step, bool) or not isinstance(step, int | float):
@@ -179,7 +192,9 @@ def _panel_data(
     """The panels that have data, in display order, with their series."""
     out = []
     for panel in _PANELS:
-        series = [s for f in panel.fields for s in _series(records, f, panel.log_y)]
+        series = [
+            s for f in panel.fields for s in _series(records, f, panel.log_y, panel.x)
+        ]
         if series:
             out.append((panel, series))
     return out
@@ -209,7 +224,7 @@ def _draw_panel(ax: Axes, panel: _Panel, series: list[_Series]) -> None:
     if panel.ylim is not None:
         ax.set_ylim(*panel.ylim)
     ax.set_title(panel.title)
-    ax.set_xlabel("step")
+    ax.set_xlabel(panel.x)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
 

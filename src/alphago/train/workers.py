@@ -32,11 +32,13 @@ import multiprocessing
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from .selfplay import SelfPlayConfig, SelfPlayResult, selfplay_job
 
-__all__ = ["SEED_STRIDE", "Job", "plan_jobs", "run_selfplay"]
+__all__ = ["SEED_STRIDE", "Job", "plan_jobs", "run_jobs", "run_selfplay"]
+
+R = TypeVar("R")
 
 #: Seed distance between consecutive jobs of one run.
 SEED_STRIDE = 1 << 32
@@ -121,53 +123,68 @@ def run_selfplay(
         from ..nets.precision import resolve_device, resolve_precision
 
         resolve_precision(precision, resolve_device(device))
-    where = _Where(threads, device=device, precision=precision)
-    jobs = plan_jobs(games, workers, seed)
-    if not jobs:
-        results = [selfplay_job(weights, net_config, config, 0, seed, *where)]
-    elif ray_address is not None:
-        results = _on_ray(
-            weights, net_config, config, jobs, where, ray_address, progress
-        )
-    elif len(jobs) == 1:
-        job = jobs[0]
-        results = [
-            selfplay_job(
-                weights,
-                net_config,
-                config,
-                job.games,
-                job.seed,
-                threads,
-                progress,
-                device,
-                precision,
-            )
-        ]
-    else:
-        results = _on_processes(weights, net_config, config, jobs, where, progress)
+    results = run_jobs(
+        selfplay_job,
+        (weights, net_config, config),
+        games,
+        seed,
+        workers,
+        ray_address,
+        progress,
+        threads=threads,
+        device=device,
+        precision=precision,
+    )
     merged = SelfPlayResult.merge(results)
     merged.seconds = time.monotonic() - start
     return merged
 
 
+def run_jobs(
+    task: Callable[..., R],
+    head: tuple[Any, ...],
+    games: int,
+    seed: int,
+    workers: int = 2,
+    ray_address: str | None = None,
+    progress: Callable[[int], None] | None = None,
+    *,
+    threads: int = 1,
+    device: str = "cpu",
+    precision: str | None = None,
+) -> list[R]:
+    """``games`` split over ``workers`` jobs (:func:`plan_jobs`), each run as
+    ``task(*head, games, seed, threads, progress, device, precision)`` in this
+    process (one job), in worker processes or as Ray tasks (module docstring);
+    the results in job order (one job of no game when ``games`` is 0). ``task``
+    must be a module-level function (picklable); ``progress`` reaches it only
+    when it runs here."""
+    where = _Where(threads, device=device, precision=precision)
+    jobs = plan_jobs(games, workers, seed)
+    if not jobs:
+        return [task(*head, 0, seed, *where)]
+    if ray_address is not None:
+        return _on_ray(task, head, jobs, where, ray_address, progress)
+    if len(jobs) == 1:
+        job = jobs[0]
+        return [task(*head, job.games, job.seed, threads, progress, device, precision)]
+    return _on_processes(task, head, jobs, where, progress)
+
+
 def _on_processes(
-    weights: bytes,
-    net_config: dict[str, Any],
-    config: SelfPlayConfig,
+    task: Callable[..., R],
+    head: tuple[Any, ...],
     jobs: list[Job],
     where: _Where,
     progress: Callable[[int], None] | None,
-) -> list[SelfPlayResult]:
+) -> list[R]:
     context = multiprocessing.get_context("spawn")
-    results: list[SelfPlayResult | None] = [None] * len(jobs)
+    results: list[R | None] = [None] * len(jobs)
     finished = 0
     pool = ProcessPoolExecutor(max_workers=len(jobs), mp_context=context)
     try:
-        futures: dict[Future[SelfPlayResult], int] = {
-            pool.submit(
-                selfplay_job, weights, net_config, config, job.games, job.seed, *where
-            ): i
+        futures: dict[Future[R], int] = {
+            pool.submit(task, *head, job.games, job.seed, *where): i
             for i, job in enumerate(jobs)
         }
         for future in as_completed(futures):
@@ -184,24 +201,21 @@ def _on_processes(
 
 
 def _on_ray(
-    weights: bytes,
-    net_config: dict[str, Any],
-    config: SelfPlayConfig,
+    task: Callable[..., R],
+    head: tuple[Any, ...],
     jobs: list[Job],
     where: _Where,
     address: str,
     progress: Callable[[int], None] | None,
-) -> list[SelfPlayResult]:
+) -> list[R]:
     import ray
 
     if not ray.is_initialized():
         ray.init(address=address)
-    task = ray.remote(num_cpus=where.threads)(selfplay_job)
-    weights_ref = ray.put(weights)  # one copy in the object store for all tasks
-    refs = [
-        task.remote(weights_ref, net_config, config, job.games, job.seed, *where)
-        for job in jobs
-    ]
+    remote = ray.remote(num_cpus=where.threads)(task)
+    # Large arguments (weights files) go to the object store once for all tasks.
+    head_refs = [ray.put(a) if isinstance(a, bytes) else a for a in head]
+    refs = [remote.remote(*head_refs, job.games, job.seed, *where) for job in jobs]
     games = {ref: job.games for ref, job in zip(refs, jobs, strict=True)}
     pending = list(refs)
     finished = 0
@@ -211,5 +225,5 @@ def _on_ray(
             finished += games[ref]
             if progress is not None:
                 progress(finished)
-    results: list[SelfPlayResult] = ray.get(refs)
+    results: list[R] = ray.get(refs)
     return results
