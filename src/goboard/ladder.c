@@ -1,31 +1,242 @@
-/* ladder.c: ladder reading (see ladder.h for the rules of a read). */
+/* ladder.c: ladder reading (see ladder.h for the rules of a read).
+ *
+ * A read plays its moves in place on the work board and takes them back from an undo
+ * journal: copying a whole board per move (about 6 KB) cost more than the reading. */
 #include "ladder.h"
 
+#include <assert.h>
 #include <string.h>
 
+/* The journal keeps the old value of every 16-bit word of the work board a move writes,
+ * as (word index << 16 | old word); restoring them newest first gives the board back
+ * bit for bit. Byte fields (color, nempty) are journalled by their whole word. */
+_Static_assert(sizeof(gb_board) / 2 <= 0x10000, "board words must fit 16-bit indices");
+
+/* Most journal entries one move can need: its own point and four neighbours (5 words,
+ * 4 nempty, 4 libs), three merges (4 words each, plus one head per relabelled stone),
+ * and per captured stone its colour, head, 4 nempty and 4 libs; at most every point
+ * relabelled and every point captured. */
+#define MOVE_WORDS (13 + 12 + GB_MAX_POINTS + 10 * GB_MAX_POINTS)
+
+/* What a move changed besides the journalled words. */
+typedef struct frame {
+    int32_t mark; /* journal length before the move */
+    gb_loc ko_loc;
+    gb_loc last_move;
+    int8_t to_play;
+} frame;
+
 typedef struct reader {
-    gb_board *stack; /* stack[d] holds the position d + 1 plies below the start */
-    int nodes;       /* moves played so far */
-    bool stopped;    /* a cap was hit: the read's answer is "no ladder" */
+    gb_board *b;      /* the work board: the position being read */
+    uint32_t *log;    /* the undo journal, in the scratch after the work board */
+    int32_t nlog;     /* entries used */
+    int32_t cap;      /* entries available */
+    int nplayed;      /* moves on the board now, frames[0..nplayed) */
+    int nodes;        /* moves played so far */
+    bool stopped;     /* a cap was hit: the read's answer is "no ladder" */
+    frame frames[GB_LADDER_DEPTH];
 } reader;
 
 static const gb_rules read_rules = {GB_KO_SIMPLE, 0};
 
-/* Plays loc on a copy of b into stack[depth]; NULL if illegal or a cap is hit. */
-static const gb_board *
-try_play(reader *r, const gb_board *b, int depth, gb_loc loc)
+static void
+reader_init(reader *r, gb_board *scratch)
 {
-    if (gb_board_legality(b, loc, &read_rules, NULL) != GB_OK)
-        return NULL;
-    if (r->nodes >= GB_LADDER_NODES || depth >= GB_LADDER_DEPTH) {
+    r->b = scratch;
+    r->log = (uint32_t *)(void *)(scratch + 1);
+    r->nlog = 0;
+    r->cap = (int32_t)((GB_LADDER_DEPTH - 1) * sizeof(gb_board) / sizeof(uint32_t));
+    r->nplayed = 0;
+    r->nodes = 0;
+    r->stopped = false;
+}
+
+/* Journals the 16-bit word holding the byte or word at p, a field of the work board. */
+static inline void
+save_word(reader *r, const void *p)
+{
+    size_t offset = (size_t)((const char *)p - (const char *)r->b) & ~(size_t)1;
+    uint16_t old;
+    memcpy(&old, (const char *)r->b + offset, sizeof old);
+    r->log[r->nlog++] = (uint32_t)(offset / 2) << 16 | old;
+}
+
+static inline void
+set16(reader *r, int16_t *p, int value)
+{
+    save_word(r, p);
+    *p = (int16_t)value;
+}
+
+static inline void
+set8(reader *r, int8_t *p, int value)
+{
+    save_word(r, p);
+    *p = (int8_t)value;
+}
+
+static inline void
+add_nempty(reader *r, uint8_t *p, int delta)
+{
+    save_word(r, p);
+    *p = (uint8_t)(*p + delta);
+}
+
+/* The work board's gb_board_play_unchecked, for fields a read looks at (colours,
+ * strings, nempty, turn, ko, last move): same heads, same lists, same counts. The
+ * hash, empty list, capture and move counters keep their values from the start of the
+ * read; the move is legal under read_rules (no suicide). */
+static void
+merge_logged(reader *r, gb_loc x, gb_loc y)
+{
+    gb_board *b = r->b;
+    const int stride = b->stride;
+    gb_loc big = b->stones[x] >= b->stones[y] ? x : y;
+    gb_loc small = big == x ? y : x;
+    int libs = b->libs[big];
+    gb_loc s = small;
+    do {
+        const gb_loc around[4] = {(gb_loc)(s - stride), (gb_loc)(s - 1), (gb_loc)(s + 1),
+                                  (gb_loc)(s + stride)};
+        for (int d = 0; d < 4; d++) {
+            gb_loc e = around[d];
+            if (b->color[e] == GB_EMPTY && b->head[e - stride] != big &&
+                b->head[e - 1] != big && b->head[e + 1] != big && b->head[e + stride] != big)
+                libs++;
+        }
+        set16(r, &b->head[s], big);
+        s = b->next[s];
+    } while (s != small);
+    set16(r, &b->libs[big], libs);
+    set16(r, &b->stones[big], b->stones[big] + b->stones[small]);
+    gb_loc t = b->next[big];
+    set16(r, &b->next[big], b->next[small]);
+    set16(r, &b->next[small], t);
+}
+
+static inline void
+neighbour_heads(const gb_board *b, gb_loc v, int stride, gb_loc heads[4])
+{
+    heads[0] = b->head[v - stride];
+    heads[1] = b->head[v - 1];
+    heads[2] = b->head[v + 1];
+    heads[3] = b->head[v + stride];
+    if (heads[1] == heads[0])
+        heads[1] = GB_NULL_LOC;
+    if (heads[2] == heads[0] || heads[2] == heads[1])
+        heads[2] = GB_NULL_LOC;
+    if (heads[3] == heads[0] || heads[3] == heads[1] || heads[3] == heads[2])
+        heads[3] = GB_NULL_LOC;
+}
+
+static int
+remove_logged(reader *r, gb_loc h)
+{
+    gb_board *b = r->b;
+    const int stride = b->stride;
+    int count = b->stones[h];
+    gb_loc s = h;
+    do {
+        gb_loc nx = b->next[s];
+        set8(r, &b->color[s], GB_EMPTY);
+        set16(r, &b->head[s], GB_NULL_LOC);
+        add_nempty(r, &b->nempty[s - stride], 1);
+        add_nempty(r, &b->nempty[s - 1], 1);
+        add_nempty(r, &b->nempty[s + 1], 1);
+        add_nempty(r, &b->nempty[s + stride], 1);
+        gb_loc heads[4];
+        neighbour_heads(b, s, stride, heads);
+        for (int d = 0; d < 4; d++) {
+            if (heads[d] != GB_NULL_LOC && heads[d] != h)
+                set16(r, &b->libs[heads[d]], b->libs[heads[d]] + 1);
+        }
+        s = nx;
+    } while (s != h);
+    return count;
+}
+
+static void
+play_logged(reader *r, gb_loc v)
+{
+    gb_board *b = r->b;
+    const int stride = b->stride;
+    const gb_color c = b->to_play;
+    frame *f = &r->frames[r->nplayed++];
+    f->mark = r->nlog;
+    f->ko_loc = b->ko_loc;
+    f->last_move = b->last_move;
+    f->to_play = b->to_play;
+    b->to_play = (gb_color)-c;
+    b->last_move = v;
+    b->ko_loc = GB_NULL_LOC;
+
+    set8(r, &b->color[v], c);
+    set16(r, &b->head[v], v);
+    set16(r, &b->next[v], v);
+    set16(r, &b->stones[v], 1);
+    set16(r, &b->libs[v], b->nempty[v]);
+    add_nempty(r, &b->nempty[v - stride], -1);
+    add_nempty(r, &b->nempty[v - 1], -1);
+    add_nempty(r, &b->nempty[v + 1], -1);
+    add_nempty(r, &b->nempty[v + stride], -1);
+    gb_loc heads[4];
+    neighbour_heads(b, v, stride, heads);
+    for (int d = 0; d < 4; d++) {
+        if (heads[d] != GB_NULL_LOC)
+            set16(r, &b->libs[heads[d]], b->libs[heads[d]] - 1);
+    }
+    for (int d = 0; d < 4; d++) {
+        if (heads[d] != GB_NULL_LOC && b->color[heads[d]] == c)
+            merge_logged(r, heads[d], b->head[v]);
+    }
+    int captured = 0;
+    gb_loc captured_at = GB_NULL_LOC;
+    for (int d = 0; d < 4; d++) {
+        gb_loc h = heads[d];
+        if (h != GB_NULL_LOC && b->color[h] == -c && b->libs[h] == 0) {
+            captured += remove_logged(r, h);
+            captured_at = h;
+        }
+    }
+    gb_loc h = b->head[v];
+    assert(b->libs[h] > 0);
+    if (captured == 1 && b->stones[h] == 1 && b->libs[h] == 1)
+        b->ko_loc = captured_at;
+}
+
+/* Takes back the last move played. */
+static void
+undo(reader *r)
+{
+    gb_board *b = r->b;
+    const frame *f = &r->frames[--r->nplayed];
+    for (int32_t i = r->nlog - 1; i >= f->mark; i--) {
+        uint16_t old = (uint16_t)r->log[i];
+        memcpy((char *)b + 2 * (size_t)(r->log[i] >> 16), &old, sizeof old);
+    }
+    r->nlog = f->mark;
+    b->ko_loc = f->ko_loc;
+    b->last_move = f->last_move;
+    b->to_play = f->to_play;
+}
+
+/* Plays loc on the work board; false (nothing played) if illegal or a cap is hit. */
+static bool
+try_play(reader *r, int depth, gb_loc loc)
+{
+    if (gb_board_legality(r->b, loc, &read_rules, NULL) != GB_OK)
+        return false;
+    /* The journal cap is a safety net only: a read's live path of at most
+     * GB_LADDER_DEPTH moves relabels at most GB_MAX_POINTS heads per move and captures
+     * at most GB_MAX_POINTS + GB_LADDER_DEPTH stones, far below the room it has. */
+    if (r->nodes >= GB_LADDER_NODES || depth >= GB_LADDER_DEPTH ||
+        r->cap - r->nlog < MOVE_WORDS) {
         r->stopped = true;
-        return NULL;
+        return false;
     }
     r->nodes++;
-    gb_board *next = &r->stack[depth];
-    memcpy(next, b, sizeof *next);
-    gb_board_play_unchecked(next, loc);
-    return next;
+    play_logged(r, loc);
+    return true;
 }
 
 /* Up to max liberties of the string with head h, ascending; returns how many. */
@@ -89,7 +300,7 @@ libs_of(const gb_board *b, gb_loc stone)
     return b->libs[b->head[stone]];
 }
 
-static bool defend(reader *r, const gb_board *b, int depth, gb_loc target);
+static bool defend(reader *r, int depth, gb_loc target);
 
 /* True if, after the attacker plays a, the defender's extension at e (a and e being the
  * two liberties of the string at t) surely leaves 3 or more liberties: e's empty
@@ -129,17 +340,22 @@ surely_escapes(const gb_board *b, gb_loc t, gb_loc a, gb_loc e)
 
 /* Attacker to move, target on 2 liberties: true if some atari captures it. */
 static bool
-attack(reader *r, const gb_board *b, int depth, gb_loc target)
+attack(reader *r, int depth, gb_loc target)
 {
+    const gb_board *b = r->b;
     gb_loc libs[2];
     int n = two_liberties(b, target, libs);
     for (int i = 0; i < n; i++) {
         if (n == 2 && surely_escapes(b, target, libs[i], libs[1 - i]))
             continue;
-        const gb_board *next = try_play(r, b, depth, libs[i]);
-        if (r->stopped)
-            return false;
-        if (next != NULL && libs_of(next, target) == 1 && !defend(r, next, depth + 1, target))
+        if (!try_play(r, depth, libs[i])) {
+            if (r->stopped)
+                return false;
+            continue;
+        }
+        bool caught = libs_of(b, target) == 1 && !defend(r, depth + 1, target);
+        undo(r);
+        if (caught)
             return !r->stopped;
         if (r->stopped)
             return false;
@@ -261,8 +477,9 @@ add_candidate(gb_loc *cand, int *n, gb_loc loc)
 
 /* Defender to move, target in atari: true if some move saves it. */
 static bool
-defend(reader *r, const gb_board *b, int depth, gb_loc target)
+defend(reader *r, int depth, gb_loc target)
 {
+    const gb_board *b = r->b;
     gb_loc cand[GB_MAX_POINTS]; /* distinct empty points: never more than the board */
     int n = 0;
     gb_loc h = b->head[target];
@@ -292,12 +509,13 @@ defend(reader *r, const gb_board *b, int depth, gb_loc target)
             return true;
         if (libs < 2)
             continue;
-        const gb_board *next = try_play(r, b, depth, cand[i]);
-        if (r->stopped)
-            return false;
-        if (next == NULL)
+        if (!try_play(r, depth, cand[i])) {
+            if (r->stopped)
+                return false;
             continue;
-        bool caught = attack(r, next, depth + 1, target);
+        }
+        bool caught = attack(r, depth + 1, target);
+        undo(r);
         if (r->stopped)
             return false;
         if (!caught)
@@ -306,31 +524,49 @@ defend(reader *r, const gb_board *b, int depth, gb_loc target)
     return false;
 }
 
-bool
-gb_ladder_captures(const gb_board *b, gb_loc move, gb_loc target, gb_board *scratch)
+void
+gb_ladder_load(gb_board *scratch, const gb_board *b)
 {
+    memcpy(scratch, b, sizeof *scratch);
+}
+
+bool
+gb_ladder_captures(gb_board *scratch, gb_loc move, gb_loc target)
+{
+    const gb_board *b = scratch;
     gb_loc libs[2];
     if (string_liberties(b, b->head[target], libs, 2) == 2 &&
         surely_escapes(b, target, move, libs[0] == move ? libs[1] : libs[0]))
         return false;
-    reader r = {scratch, 0, false};
-    const gb_board *next = try_play(&r, b, 0, move);
-    if (next == NULL || next->color[target] != b->color[target] || libs_of(next, target) != 1)
+    reader r;
+    reader_init(&r, scratch);
+    const gb_color c = b->color[target];
+    if (!try_play(&r, 0, move))
         return false;
-    bool saved = defend(&r, next, 1, target);
+    bool atari = b->color[target] == c && libs_of(b, target) == 1;
+    bool saved = !atari || defend(&r, 1, target);
+    undo(&r);
+    assert(r.nlog == 0 && r.nplayed == 0);
     return !saved && !r.stopped;
 }
 
 bool
-gb_ladder_escapes(const gb_board *b, gb_loc move, gb_loc target, gb_board *scratch)
+gb_ladder_escapes(gb_board *scratch, gb_loc move, gb_loc target)
 {
-    reader r = {scratch, 0, false};
-    const gb_board *next = try_play(&r, b, 0, move);
-    if (next == NULL || next->color[target] != b->color[target])
+    const gb_board *b = scratch;
+    reader r;
+    reader_init(&r, scratch);
+    const gb_color c = b->color[target];
+    if (!try_play(&r, 0, move))
         return false;
-    int libs = libs_of(next, target);
-    if (libs != 2)
-        return libs >= 3;
-    bool caught = attack(&r, next, 1, target);
-    return !caught || r.stopped;
+    bool escaped;
+    if (b->color[target] != c)
+        escaped = false;
+    else if (libs_of(b, target) != 2)
+        escaped = libs_of(b, target) >= 3;
+    else
+        escaped = !attack(&r, 1, target) || r.stopped;
+    undo(&r);
+    assert(r.nlog == 0 && r.nplayed == 0);
+    return escaped;
 }

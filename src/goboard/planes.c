@@ -349,6 +349,7 @@ alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
     const gb_color *back[GB_HISTORY];
     for (int k = 1; k < GB_HISTORY; k++)
         back[k] = past(h, k);
+    bool loaded = false; /* scratch holds b for ladder reads */
     for (int p = 0, row = 0; row < n; row++) {
         for (int col = 0; col < n; col++, p++) {
             gb_loc v = (gb_loc)((row + 1) * b->stride + col + 1);
@@ -383,12 +384,22 @@ alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
                 gb_loc hd = heads[d];
                 if (hd == GB_NULL_LOC)
                     continue;
-                if (b->color[hd] == opp && b->libs[hd] == 2 && !ladder_capture && o.libs > 0)
-                    ladder_capture = gb_ladder_captures(b, v, hd, scratch);
+                bool capture = b->color[hd] == opp && b->libs[hd] == 2 && !ladder_capture &&
+                               o.libs > 0;
                 /* Escape reads only when the move leaves exactly 2 liberties. */
-                if (b->color[hd] == own && b->libs[hd] == 1 && !ladder_escape)
-                    ladder_escape = o.libs >= 3 ||
-                                    (o.libs == 2 && gb_ladder_escapes(b, v, hd, scratch));
+                bool escape = b->color[hd] == own && b->libs[hd] == 1 && !ladder_escape;
+                if (escape && o.libs >= 3)
+                    ladder_escape = true;
+                if (!capture && !(escape && o.libs == 2))
+                    continue;
+                if (!loaded) {
+                    gb_ladder_load(scratch, b);
+                    loaded = true;
+                }
+                if (capture)
+                    ladder_capture = gb_ladder_captures(scratch, v, hd);
+                if (escape && o.libs == 2)
+                    ladder_escape = gb_ladder_escapes(scratch, v, hd);
             }
             if (ladder_capture)
                 put(out, P_LADDER_CAPTURE, p);
