@@ -51,34 +51,42 @@ reader_init(reader *r, gb_board *scratch)
     r->stopped = false;
 }
 
+/* Where one move's entries go: the work board and the next free journal entry. Kept in
+ * a local while the move is played (the journal's length lives in the reader, and a
+ * byte store to the board may alias anything, so the compiler would reload it). */
+typedef struct journal {
+    gb_board *b;
+    uint32_t *at;
+} journal;
+
 /* Journals the 16-bit word holding the byte or word at p, a field of the work board. */
 static inline void
-save_word(reader *r, const void *p)
+save_word(journal *j, const void *p)
 {
-    size_t offset = (size_t)((const char *)p - (const char *)r->b) & ~(size_t)1;
+    size_t offset = (size_t)((const char *)p - (const char *)j->b) & ~(size_t)1;
     uint16_t old;
-    memcpy(&old, (const char *)r->b + offset, sizeof old);
-    r->log[r->nlog++] = (uint32_t)(offset / 2) << 16 | old;
+    memcpy(&old, (const char *)j->b + offset, sizeof old);
+    *j->at++ = (uint32_t)(offset / 2) << 16 | old;
 }
 
 static inline void
-set16(reader *r, int16_t *p, int value)
+set16(journal *j, int16_t *p, int value)
 {
-    save_word(r, p);
+    save_word(j, p);
     *p = (int16_t)value;
 }
 
 static inline void
-set8(reader *r, int8_t *p, int value)
+set8(journal *j, int8_t *p, int value)
 {
-    save_word(r, p);
+    save_word(j, p);
     *p = (int8_t)value;
 }
 
 static inline void
-add_nempty(reader *r, uint8_t *p, int delta)
+add_nempty(journal *j, uint8_t *p, int delta)
 {
-    save_word(r, p);
+    save_word(j, p);
     *p = (uint8_t)(*p + delta);
 }
 
@@ -86,10 +94,10 @@ add_nempty(reader *r, uint8_t *p, int delta)
  * strings, nempty, turn, ko, last move): same heads, same lists, same counts. The
  * hash, empty list, capture and move counters keep their values from the start of the
  * read; the move is legal under read_rules (no suicide). */
-static void
-merge_logged(reader *r, gb_loc x, gb_loc y)
+static inline void
+merge_logged(journal *j, gb_loc x, gb_loc y)
 {
-    gb_board *b = r->b;
+    gb_board *b = j->b;
     const int stride = b->stride;
     gb_loc big = b->stones[x] >= b->stones[y] ? x : y;
     gb_loc small = big == x ? y : x;
@@ -104,14 +112,15 @@ merge_logged(reader *r, gb_loc x, gb_loc y)
                 b->head[e - 1] != big && b->head[e + 1] != big && b->head[e + stride] != big)
                 libs++;
         }
-        set16(r, &b->head[s], big);
+        set16(j, &b->head[s], big);
         s = b->next[s];
     } while (s != small);
-    set16(r, &b->libs[big], libs);
-    set16(r, &b->stones[big], b->stones[big] + b->stones[small]);
-    gb_loc t = b->next[big];
-    set16(r, &b->next[big], b->next[small]);
-    set16(r, &b->next[small], t);
+    int stones = b->stones[big] + b->stones[small];
+    gb_loc next_big = b->next[big], next_small = b->next[small];
+    set16(j, &b->libs[big], libs);
+    set16(j, &b->stones[big], stones);
+    set16(j, &b->next[big], next_small);
+    set16(j, &b->next[small], next_big);
 }
 
 static inline void
@@ -129,26 +138,26 @@ neighbour_heads(const gb_board *b, gb_loc v, int stride, gb_loc heads[4])
         heads[3] = GB_NULL_LOC;
 }
 
-static int
-remove_logged(reader *r, gb_loc h)
+static inline int
+remove_logged(journal *j, gb_loc h)
 {
-    gb_board *b = r->b;
+    gb_board *b = j->b;
     const int stride = b->stride;
     int count = b->stones[h];
     gb_loc s = h;
     do {
         gb_loc nx = b->next[s];
-        set8(r, &b->color[s], GB_EMPTY);
-        set16(r, &b->head[s], GB_NULL_LOC);
-        add_nempty(r, &b->nempty[s - stride], 1);
-        add_nempty(r, &b->nempty[s - 1], 1);
-        add_nempty(r, &b->nempty[s + 1], 1);
-        add_nempty(r, &b->nempty[s + stride], 1);
+        set8(j, &b->color[s], GB_EMPTY);
+        set16(j, &b->head[s], GB_NULL_LOC);
+        add_nempty(j, &b->nempty[s - stride], 1);
+        add_nempty(j, &b->nempty[s - 1], 1);
+        add_nempty(j, &b->nempty[s + 1], 1);
+        add_nempty(j, &b->nempty[s + stride], 1);
         gb_loc heads[4];
         neighbour_heads(b, s, stride, heads);
         for (int d = 0; d < 4; d++) {
             if (heads[d] != GB_NULL_LOC && heads[d] != h)
-                set16(r, &b->libs[heads[d]], b->libs[heads[d]] + 1);
+                set16(j, &b->libs[heads[d]], b->libs[heads[d]] + 1);
         }
         s = nx;
     } while (s != h);
@@ -159,42 +168,43 @@ static void
 play_logged(reader *r, gb_loc v)
 {
     gb_board *b = r->b;
+    journal j = {b, r->log + r->nlog};
     const int stride = b->stride;
     const gb_color c = b->to_play;
     frame *f = &r->frames[r->nplayed++];
     f->mark = r->nlog;
     f->ko_loc = b->ko_loc;
     f->last_move = b->last_move;
-    f->to_play = b->to_play;
+    f->to_play = c;
     b->to_play = (gb_color)-c;
     b->last_move = v;
     b->ko_loc = GB_NULL_LOC;
 
-    set8(r, &b->color[v], c);
-    set16(r, &b->head[v], v);
-    set16(r, &b->next[v], v);
-    set16(r, &b->stones[v], 1);
-    set16(r, &b->libs[v], b->nempty[v]);
-    add_nempty(r, &b->nempty[v - stride], -1);
-    add_nempty(r, &b->nempty[v - 1], -1);
-    add_nempty(r, &b->nempty[v + 1], -1);
-    add_nempty(r, &b->nempty[v + stride], -1);
     gb_loc heads[4];
     neighbour_heads(b, v, stride, heads);
+    set8(&j, &b->color[v], c);
+    set16(&j, &b->head[v], v);
+    set16(&j, &b->next[v], v);
+    set16(&j, &b->stones[v], 1);
+    set16(&j, &b->libs[v], b->nempty[v]);
+    add_nempty(&j, &b->nempty[v - stride], -1);
+    add_nempty(&j, &b->nempty[v - 1], -1);
+    add_nempty(&j, &b->nempty[v + 1], -1);
+    add_nempty(&j, &b->nempty[v + stride], -1);
     for (int d = 0; d < 4; d++) {
         if (heads[d] != GB_NULL_LOC)
-            set16(r, &b->libs[heads[d]], b->libs[heads[d]] - 1);
+            set16(&j, &b->libs[heads[d]], b->libs[heads[d]] - 1);
     }
     for (int d = 0; d < 4; d++) {
         if (heads[d] != GB_NULL_LOC && b->color[heads[d]] == c)
-            merge_logged(r, heads[d], b->head[v]);
+            merge_logged(&j, heads[d], b->head[v]);
     }
     int captured = 0;
     gb_loc captured_at = GB_NULL_LOC;
     for (int d = 0; d < 4; d++) {
         gb_loc h = heads[d];
         if (h != GB_NULL_LOC && b->color[h] == -c && b->libs[h] == 0) {
-            captured += remove_logged(r, h);
+            captured += remove_logged(&j, h);
             captured_at = h;
         }
     }
@@ -202,6 +212,7 @@ play_logged(reader *r, gb_loc v)
     assert(b->libs[h] > 0);
     if (captured == 1 && b->stones[h] == 1 && b->libs[h] == 1)
         b->ko_loc = captured_at;
+    r->nlog = (int32_t)(j.at - r->log);
 }
 
 /* Takes back the last move played. */
@@ -210,11 +221,14 @@ undo(reader *r)
 {
     gb_board *b = r->b;
     const frame *f = &r->frames[--r->nplayed];
-    for (int32_t i = r->nlog - 1; i >= f->mark; i--) {
-        uint16_t old = (uint16_t)r->log[i];
-        memcpy((char *)b + 2 * (size_t)(r->log[i] >> 16), &old, sizeof old);
+    const uint32_t *log = r->log;
+    const int32_t mark = f->mark;
+    for (int32_t i = r->nlog - 1; i >= mark; i--) {
+        uint32_t e = log[i];
+        uint16_t old = (uint16_t)e;
+        memcpy((char *)b + 2 * (size_t)(e >> 16), &old, sizeof old);
     }
-    r->nlog = f->mark;
+    r->nlog = mark;
     b->ko_loc = f->ko_loc;
     b->last_move = f->last_move;
     b->to_play = f->to_play;
