@@ -314,7 +314,7 @@ libs_of(const gb_board *b, gb_loc stone)
     return b->libs[b->head[stone]];
 }
 
-static bool defend(reader *r, int depth, gb_loc target);
+static bool defend(reader *r, int depth, gb_loc target, gb_loc lib);
 
 /* True if, after the attacker plays a, the defender's extension at e (a and e being the
  * two liberties of the string at t) surely leaves 3 or more liberties: e's empty
@@ -334,6 +334,9 @@ surely_escapes(const gb_board *b, gb_loc t, gb_loc a, gb_loc e)
         bool friend = b->color[nb] == c && h != th;
         if (b->color[nb] != GB_EMPTY && !friend)
             continue;
+        /* Five liberties leave three besides a and e: no need to walk the string. */
+        if (friend && b->libs[h] >= 5)
+            return true;
         /* An empty neighbour counts itself; a friendly string, its liberties. */
         do {
             for (int k = friend ? 0 : 4; k < 5 && n < 3; k++) {
@@ -367,7 +370,9 @@ attack(reader *r, int depth, gb_loc target)
                 return false;
             continue;
         }
-        bool caught = libs_of(b, target) == 1 && !defend(r, depth + 1, target);
+        /* In atari after filling one of its two liberties, the target keeps the other. */
+        bool caught = libs_of(b, target) == 1 &&
+                      !defend(r, depth + 1, target, n == 2 ? libs[1 - i] : GB_NULL_LOC);
         undo(r);
         if (caught)
             return !r->stopped;
@@ -489,16 +494,20 @@ add_candidate(gb_loc *cand, int *n, gb_loc loc)
     (*n)++;
 }
 
-/* Defender to move, target in atari: true if some move saves it. */
+/* Defender to move, target in atari: true if some move saves it. lib is the target's
+ * liberty when the caller knows it, else GB_NULL_LOC. */
 static bool
-defend(reader *r, int depth, gb_loc target)
+defend(reader *r, int depth, gb_loc target, gb_loc lib)
 {
     const gb_board *b = r->b;
     gb_loc cand[GB_MAX_POINTS]; /* distinct empty points: never more than the board */
     int n = 0;
     gb_loc h = b->head[target];
     gb_color attacker = (gb_color)-b->color[target];
-    string_liberties(b, h, cand, 1);
+    if (lib != GB_NULL_LOC)
+        cand[0] = lib;
+    else
+        string_liberties(b, h, cand, 1);
     n = 1;
     /* The liberty of every attacker string in atari that touches the target. */
     gb_loc s = h;
@@ -549,16 +558,19 @@ gb_ladder_captures(gb_board *scratch, gb_loc move, gb_loc target)
 {
     const gb_board *b = scratch;
     gb_loc libs[2];
-    if (string_liberties(b, b->head[target], libs, 2) == 2 &&
-        surely_escapes(b, target, move, libs[0] == move ? libs[1] : libs[0]))
-        return false;
+    gb_loc other = GB_NULL_LOC; /* the target's liberty besides move */
+    if (string_liberties(b, b->head[target], libs, 2) == 2) {
+        other = libs[0] == move ? libs[1] : libs[0];
+        if (surely_escapes(b, target, move, other))
+            return false;
+    }
     reader r;
     reader_init(&r, scratch);
     const gb_color c = b->color[target];
     if (!try_play(&r, 0, move))
         return false;
     bool atari = b->color[target] == c && libs_of(b, target) == 1;
-    bool saved = !atari || defend(&r, 1, target);
+    bool saved = !atari || defend(&r, 1, target, other);
     undo(&r);
     assert(r.nlog == 0 && r.nplayed == 0);
     return !saved && !r.stopped;
