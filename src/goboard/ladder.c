@@ -234,11 +234,33 @@ undo(reader *r)
     b->to_play = f->to_play;
 }
 
+/* gb_board_legality(b, v, &read_rules, NULL) == GB_OK for a v other than pass (reads
+ * never pass), without the call and the superko branches: simple ko, no suicide. */
+static inline bool
+read_legal(const gb_board *b, gb_loc v)
+{
+    if (v <= 0 || v >= GB_ARR_SIZE || b->color[v] != GB_EMPTY || v == b->ko_loc ||
+        gb_board_is_over(b))
+        return false;
+    if (b->nempty[v] > 0)
+        return true;
+    const gb_color c = b->to_play;
+    for (int d = 0; d < 4; d++) {
+        gb_loc nb = (gb_loc)(v + b->adj[d]);
+        int libs = b->libs[b->head[nb]];
+        if ((b->color[nb] == c && libs > 1) || (b->color[nb] == -c && libs == 1))
+            return true;
+    }
+    return false;
+}
+
 /* Plays loc on the work board; false (nothing played) if illegal or a cap is hit. */
 static bool
 try_play(reader *r, int depth, gb_loc loc)
 {
-    if (gb_board_legality(r->b, loc, &read_rules, NULL) != GB_OK)
+    assert(loc != GB_PASS_LOC);
+    assert(read_legal(r->b, loc) == (gb_board_legality(r->b, loc, &read_rules, NULL) == GB_OK));
+    if (!read_legal(r->b, loc))
         return false;
     /* The journal cap is a safety net only: a read's live path of at most
      * GB_LADDER_DEPTH moves relabels at most GB_MAX_POINTS heads per move and captures
