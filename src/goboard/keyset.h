@@ -43,8 +43,8 @@ gb_keyset_contains(const gb_keyset *set, uint64_t key)
         bool hit = (s0 == key) |
                    ((s0 != 0) & ((s1 == key) | ((s1 != 0) & ((s2 == key) |
                                                               ((s2 != 0) & (s3 == key))))));
-        bool free = (s0 == 0) | (s1 == 0) | (s2 == 0) | (s3 == 0);
-        if (hit | free)
+        bool vacant = (s0 == 0) | (s1 == 0) | (s2 == 0) | (s3 == 0);
+        if (hit | vacant)
             return hit;
     }
 }

@@ -37,8 +37,6 @@ typedef struct reader {
     frame frames[GB_LADDER_DEPTH];
 } reader;
 
-static const gb_rules read_rules = {GB_KO_SIMPLE, 0};
-
 static void
 reader_init(reader *r, gb_board *scratch)
 {
@@ -93,7 +91,7 @@ add_nempty(journal *j, uint8_t *p, int delta)
 /* The work board's gb_board_play_unchecked, for fields a read looks at (colours,
  * strings, nempty, turn, ko, last move): same heads, same lists, same counts. The
  * hash, empty list, capture and move counters keep their values from the start of the
- * read; the move is legal under read_rules (no suicide). */
+ * read; the move is legal under the read's rules (simple ko, no suicide). */
 static inline void
 merge_logged(journal *j, gb_loc x, gb_loc y)
 {
@@ -234,8 +232,8 @@ undo(reader *r)
     b->to_play = f->to_play;
 }
 
-/* gb_board_legality(b, v, &read_rules, NULL) == GB_OK for a v other than pass (reads
- * never pass), without the call and the superko branches: simple ko, no suicide. */
+/* gb_board_legality(b, v, rules, NULL) == GB_OK under simple ko without suicide, for a
+ * v other than pass (reads never pass), without the call and the superko branches. */
 static inline bool
 read_legal(const gb_board *b, gb_loc v)
 {
@@ -259,7 +257,8 @@ static bool
 try_play(reader *r, int depth, gb_loc loc)
 {
     assert(loc != GB_PASS_LOC);
-    assert(read_legal(r->b, loc) == (gb_board_legality(r->b, loc, &read_rules, NULL) == GB_OK));
+    assert(read_legal(r->b, loc) ==
+           (gb_board_legality(r->b, loc, &(const gb_rules){GB_KO_SIMPLE, 0}, NULL) == GB_OK));
     if (!read_legal(r->b, loc))
         return false;
     /* The journal cap is a safety net only: a read's live path of at most

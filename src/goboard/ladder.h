@@ -15,7 +15,7 @@
  * stops, and its ladder counts as not working for the attacker.
  *
  * Moves whose verdict is clear without the position after them are judged without
- * playing it and do not count as moves: an atari after which extending at the other
+ * being played and do not count as moves: an atari after which extending at the other
  * liberty surely leaves 3 liberties (not played: it cannot work), and defender moves,
  * whose liberties are counted first (only those leaving exactly 2 are played).
  * goboard/reference_planes.py reads the same way, so even the caps agree.
