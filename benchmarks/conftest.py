@@ -11,6 +11,17 @@ Positions (``positions(size)``, built once per session, default Tromp-Taylor rul
   a crowded board that is not over yet.
 - ``snapshots``: a copy of the board after every move of that game, for batches.
 
+The middle game of uniform random play is not much like a real one: strings are
+scattered, 2-liberty strings and ataris everywhere (about 18 stones in atari per 19x19
+board, where real games have a handful). ``tactical_positions(size)`` is a second,
+more game-like sample: ``TACTICAL_GAMES`` seeded games of the C pattern rollout policy
+(``goboard.PatternPolicy``, eye-aware) with hand-set weights on its four tactical
+features (``TACTICAL_WEIGHTS``: take captures, save strings in atari, avoid
+self-atari, play near the previous move; all 3x3 and response patterns zero), replayed
+under the default rules. Its ``batch(n)`` cycles through the positions from move
+N*N // 4 to move N*N of each game (interleaved, evenly spread). Still not a strong
+player's game, but ataris are rarer by an order of magnitude and play is local.
+
 ``bench`` wraps pytest-benchmark's ``benchmark``:
 
 - ``bench(fn, *args)`` times ``fn`` the usual way; ``bench(fn, *args, rounds=R)`` or
@@ -39,9 +50,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import goboard
+from goboard import pattern_features
 
 # The helper module ``gameloops`` sits beside this file; make it importable whatever
 # pytest import mode is in use (as tests/conftest.py does for its helpers).
@@ -101,6 +114,62 @@ def build_positions(size: int, seed: int = SEED) -> Positions:
         board.play(rng.choice(legal))
         snapshots.append(board.copy())
     return Positions(size, opening, middle, tuple(moves), board, tuple(snapshots))
+
+
+TACTICAL_GAMES = 8
+#: Weights of goboard.PatternPolicy's tactical features for ``tactical_positions``.
+TACTICAL_WEIGHTS = {
+    pattern_features.CAPTURE: 3.0,
+    pattern_features.SAVE_ATARI: 3.0,
+    pattern_features.SELF_ATARI: -4.0,
+    pattern_features.NEAR_PREVIOUS: 1.5,
+}
+
+
+@dataclass(frozen=True)
+class TacticalPositions:
+    """Middle games of seeded pattern-policy games (see the module docstring)."""
+
+    size: int
+    games: tuple[tuple[goboard.Board, ...], ...] = field(repr=False)
+
+    def batch(self, n: int) -> list[goboard.Board]:
+        """``n`` boards spread evenly over the games' middle-game positions, the games
+        interleaved move by move."""
+        moves = itertools.zip_longest(*self.games)
+        pool = [pos for at_move in moves for pos in at_move if pos is not None]
+        step = max(1, len(pool) // n)
+        return [pool[(i * step) % len(pool)] for i in range(n)]
+
+
+@cache
+def build_tactical_positions(size: int, seed: int = SEED) -> TacticalPositions:
+    weights = np.zeros(pattern_features.NUM_FEATURES, dtype=np.float32)
+    for index, weight in TACTICAL_WEIGHTS.items():
+        weights[index] = weight
+    policy = goboard.PatternPolicy(weights)
+    games = []
+    for game in range(TACTICAL_GAMES):
+        # The rollout plays simple ko; replaying under the default rules stops at the
+        # first move superko forbids (rare) or at the end of the rollout.
+        start = goboard.Board(size)
+        moves = policy.playout_moves(start, seed * 100 + game, 3 * size * size)
+        board = goboard.Board(size)
+        kept = []
+        for move in moves[: size * size]:
+            if not board.is_legal(int(move)):
+                break
+            board.play(int(move))
+            if board.move_number >= size * size // 4:
+                kept.append(board.copy())
+        games.append(tuple(kept))
+    return TacticalPositions(size, tuple(games))
+
+
+@pytest.fixture(scope="session")
+def tactical_positions() -> Callable[[int], TacticalPositions]:
+    """``tactical_positions(size)``: the session's pattern-policy middle games."""
+    return build_tactical_positions
 
 
 @pytest.fixture(scope="session")

@@ -343,11 +343,10 @@ gb_board_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
 }
 
 /* For a point with an empty neighbour (so no suicide): true if the move captures
- * nothing and leads to a position the superko history has not seen. False means
- * "ask empty_point_legality", which handles captures. */
+ * nothing, and then *key is the superko key of the position after it. False means "ask
+ * empty_point_legality", which handles captures. */
 static inline bool
-quiet_move_is_new(const gb_board *b, gb_loc v, const gb_rules *rules,
-                  const gb_keyset *history)
+quiet_move_key(const gb_board *b, gb_loc v, const gb_rules *rules, uint64_t *key)
 {
     gb_color c = b->to_play;
     for (int d = 0; d < 4; d++) {
@@ -355,8 +354,8 @@ quiet_move_is_new(const gb_board *b, gb_loc v, const gb_rules *rules,
         if (b->color[nb] == -c && b->libs[b->head[nb]] == 1)
             return false;
     }
-    uint64_t key = superko_key(b->hash ^ gb_zobrist_stone(c, v), (gb_color)-c, rules->ko);
-    return !gb_keyset_contains(history, key);
+    *key = superko_key(b->hash ^ gb_zobrist_stone(c, v), (gb_color)-c, rules->ko);
+    return true;
 }
 
 int
@@ -369,15 +368,45 @@ gb_board_legal_points(const gb_board *b, const gb_rules *rules, const gb_keyset 
     const int n = b->size, stride = b->stride;
     /* Under simple ko a point with an empty neighbour is legal: test that inline. */
     const bool superko = rules->ko != GB_KO_SIMPLE && history != NULL;
+    if (!superko) {
+        for (int row = 0, p = 0; row < n; row++) {
+            for (int col = 0; col < n; col++, p++) {
+                gb_loc v = (gb_loc)((row + 1) * stride + col + 1);
+                if (b->color[v] != GB_EMPTY || v == b->ko_loc)
+                    continue;
+                if (b->nempty[v] > 0 || empty_point_legality(b, v, rules, history) == GB_OK)
+                    out[count++] = (int16_t)p;
+            }
+        }
+        out[count++] = (int16_t)(n * n);
+        return count;
+    }
+    /* Superko: most points are quiet moves, each one lookup of the key after it. The
+     * keys are computed and their slots prefetched first, so the lookups (a cold slot
+     * array per board in a batch) wait for memory together rather than one by one. */
+    uint64_t keys[GB_MAX_POINTS];
+    gb_loc locs[GB_MAX_POINTS];
+    int16_t points[GB_MAX_POINTS];
+    bool quiet[GB_MAX_POINTS]; /* false: ask empty_point_legality */
+    int m = 0;
     for (int row = 0, p = 0; row < n; row++) {
         for (int col = 0; col < n; col++, p++) {
             gb_loc v = (gb_loc)((row + 1) * stride + col + 1);
             if (b->color[v] != GB_EMPTY || v == b->ko_loc)
                 continue;
-            if ((b->nempty[v] > 0 && (!superko || quiet_move_is_new(b, v, rules, history))) ||
-                empty_point_legality(b, v, rules, history) == GB_OK)
-                out[count++] = (int16_t)p;
+            points[m] = (int16_t)p;
+            locs[m] = v;
+            quiet[m] = b->nempty[v] > 0 && quiet_move_key(b, v, rules, &keys[m]);
+            if (quiet[m])
+                gb_keyset_prefetch(history, keys[m]);
+            m++;
         }
+    }
+    for (int i = 0; i < m; i++) {
+        bool legal = quiet[i] ? !gb_keyset_contains(history, keys[i])
+                              : empty_point_legality(b, locs[i], rules, history) == GB_OK;
+        if (legal)
+            out[count++] = points[i];
     }
     out[count++] = (int16_t)(n * n);
     return count;

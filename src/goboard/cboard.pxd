@@ -123,10 +123,9 @@ cdef extern from "ladder.h" nogil:
         GB_LADDER_NODES
         GB_LADDER_DEPTH
 
-    bint gb_ladder_captures(const gb_board *b, gb_loc move, gb_loc target,
-                            gb_board *scratch)
-    bint gb_ladder_escapes(const gb_board *b, gb_loc move, gb_loc target,
-                           gb_board *scratch)
+    void gb_ladder_load(gb_board *scratch, const gb_board *b)
+    bint gb_ladder_captures(gb_board *scratch, gb_loc move, gb_loc target)
+    bint gb_ladder_escapes(gb_board *scratch, gb_loc move, gb_loc target)
 
 
 cdef extern from "planes.h" nogil:

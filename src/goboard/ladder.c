@@ -1,31 +1,277 @@
-/* ladder.c: ladder reading (see ladder.h for the rules of a read). */
+/* ladder.c: ladder reading (see ladder.h for the rules of a read).
+ *
+ * A read plays its moves in place on the work board and takes them back from an undo
+ * journal: copying a whole board per move (about 6 KB) cost more than the reading. */
 #include "ladder.h"
 
+#include <assert.h>
 #include <string.h>
 
+/* The journal keeps the old value of every 16-bit word of the work board a move writes,
+ * as (word index << 16 | old word); restoring them newest first gives the board back
+ * bit for bit. Byte fields (color, nempty) are journalled by their whole word. */
+_Static_assert(sizeof(gb_board) / 2 <= 0x10000, "board words must fit 16-bit indices");
+
+/* Most journal entries one move can need: its own point and four neighbours (5 words,
+ * 4 nempty, 4 libs), three merges (4 words each, plus one head per relabelled stone),
+ * and per captured stone its colour, head, 4 nempty and 4 libs; at most every point
+ * relabelled and every point captured. */
+#define MOVE_WORDS (13 + 12 + GB_MAX_POINTS + 10 * GB_MAX_POINTS)
+
+/* What a move changed besides the journalled words. */
+typedef struct frame {
+    int32_t mark; /* journal length before the move */
+    gb_loc ko_loc;
+    gb_loc last_move;
+    int8_t to_play;
+} frame;
+
 typedef struct reader {
-    gb_board *stack; /* stack[d] holds the position d + 1 plies below the start */
-    int nodes;       /* moves played so far */
-    bool stopped;    /* a cap was hit: the read's answer is "no ladder" */
+    gb_board *b;      /* the work board: the position being read */
+    uint32_t *log;    /* the undo journal, in the scratch after the work board */
+    int32_t nlog;     /* entries used */
+    int32_t cap;      /* entries available */
+    int nplayed;      /* moves on the board now, frames[0..nplayed) */
+    int nodes;        /* moves played so far */
+    bool stopped;     /* a cap was hit: the read's answer is "no ladder" */
+    frame frames[GB_LADDER_DEPTH];
 } reader;
 
-static const gb_rules read_rules = {GB_KO_SIMPLE, 0};
-
-/* Plays loc on a copy of b into stack[depth]; NULL if illegal or a cap is hit. */
-static const gb_board *
-try_play(reader *r, const gb_board *b, int depth, gb_loc loc)
+static void
+reader_init(reader *r, gb_board *scratch)
 {
-    if (gb_board_legality(b, loc, &read_rules, NULL) != GB_OK)
-        return NULL;
-    if (r->nodes >= GB_LADDER_NODES || depth >= GB_LADDER_DEPTH) {
+    r->b = scratch;
+    r->log = (uint32_t *)(void *)(scratch + 1);
+    r->nlog = 0;
+    r->cap = (int32_t)((GB_LADDER_DEPTH - 1) * sizeof(gb_board) / sizeof(uint32_t));
+    r->nplayed = 0;
+    r->nodes = 0;
+    r->stopped = false;
+}
+
+/* Where one move's entries go: the work board and the next free journal entry. Kept in
+ * a local while the move is played (the journal's length lives in the reader, and a
+ * byte store to the board may alias anything, so the compiler would reload it). */
+typedef struct journal {
+    gb_board *b;
+    uint32_t *at;
+} journal;
+
+/* Journals the 16-bit word holding the byte or word at p, a field of the work board. */
+static inline void
+save_word(journal *j, const void *p)
+{
+    size_t offset = (size_t)((const char *)p - (const char *)j->b) & ~(size_t)1;
+    uint16_t old;
+    memcpy(&old, (const char *)j->b + offset, sizeof old);
+    *j->at++ = (uint32_t)(offset / 2) << 16 | old;
+}
+
+static inline void
+set16(journal *j, int16_t *p, int value)
+{
+    save_word(j, p);
+    *p = (int16_t)value;
+}
+
+static inline void
+set8(journal *j, int8_t *p, int value)
+{
+    save_word(j, p);
+    *p = (int8_t)value;
+}
+
+static inline void
+add_nempty(journal *j, uint8_t *p, int delta)
+{
+    save_word(j, p);
+    *p = (uint8_t)(*p + delta);
+}
+
+/* The work board's gb_board_play_unchecked, for fields a read looks at (colours,
+ * strings, nempty, turn, ko, last move): same heads, same lists, same counts. The
+ * hash, empty list, capture and move counters keep their values from the start of the
+ * read; the move is legal under the read's rules (simple ko, no suicide). */
+static inline void
+merge_logged(journal *j, gb_loc x, gb_loc y)
+{
+    gb_board *b = j->b;
+    const int stride = b->stride;
+    gb_loc big = b->stones[x] >= b->stones[y] ? x : y;
+    gb_loc small = big == x ? y : x;
+    int libs = b->libs[big];
+    gb_loc s = small;
+    do {
+        const gb_loc around[4] = {(gb_loc)(s - stride), (gb_loc)(s - 1), (gb_loc)(s + 1),
+                                  (gb_loc)(s + stride)};
+        for (int d = 0; d < 4; d++) {
+            gb_loc e = around[d];
+            if (b->color[e] == GB_EMPTY && b->head[e - stride] != big &&
+                b->head[e - 1] != big && b->head[e + 1] != big && b->head[e + stride] != big)
+                libs++;
+        }
+        set16(j, &b->head[s], big);
+        s = b->next[s];
+    } while (s != small);
+    int stones = b->stones[big] + b->stones[small];
+    gb_loc next_big = b->next[big], next_small = b->next[small];
+    set16(j, &b->libs[big], libs);
+    set16(j, &b->stones[big], stones);
+    set16(j, &b->next[big], next_small);
+    set16(j, &b->next[small], next_big);
+}
+
+static inline void
+neighbour_heads(const gb_board *b, gb_loc v, int stride, gb_loc heads[4])
+{
+    heads[0] = b->head[v - stride];
+    heads[1] = b->head[v - 1];
+    heads[2] = b->head[v + 1];
+    heads[3] = b->head[v + stride];
+    if (heads[1] == heads[0])
+        heads[1] = GB_NULL_LOC;
+    if (heads[2] == heads[0] || heads[2] == heads[1])
+        heads[2] = GB_NULL_LOC;
+    if (heads[3] == heads[0] || heads[3] == heads[1] || heads[3] == heads[2])
+        heads[3] = GB_NULL_LOC;
+}
+
+static inline int
+remove_logged(journal *j, gb_loc h)
+{
+    gb_board *b = j->b;
+    const int stride = b->stride;
+    int count = b->stones[h];
+    gb_loc s = h;
+    do {
+        gb_loc nx = b->next[s];
+        set8(j, &b->color[s], GB_EMPTY);
+        set16(j, &b->head[s], GB_NULL_LOC);
+        add_nempty(j, &b->nempty[s - stride], 1);
+        add_nempty(j, &b->nempty[s - 1], 1);
+        add_nempty(j, &b->nempty[s + 1], 1);
+        add_nempty(j, &b->nempty[s + stride], 1);
+        gb_loc heads[4];
+        neighbour_heads(b, s, stride, heads);
+        for (int d = 0; d < 4; d++) {
+            if (heads[d] != GB_NULL_LOC && heads[d] != h)
+                set16(j, &b->libs[heads[d]], b->libs[heads[d]] + 1);
+        }
+        s = nx;
+    } while (s != h);
+    return count;
+}
+
+static void
+play_logged(reader *r, gb_loc v)
+{
+    gb_board *b = r->b;
+    journal j = {b, r->log + r->nlog};
+    const int stride = b->stride;
+    const gb_color c = b->to_play;
+    frame *f = &r->frames[r->nplayed++];
+    f->mark = r->nlog;
+    f->ko_loc = b->ko_loc;
+    f->last_move = b->last_move;
+    f->to_play = c;
+    b->to_play = (gb_color)-c;
+    b->last_move = v;
+    b->ko_loc = GB_NULL_LOC;
+
+    gb_loc heads[4];
+    neighbour_heads(b, v, stride, heads);
+    set8(&j, &b->color[v], c);
+    set16(&j, &b->head[v], v);
+    set16(&j, &b->next[v], v);
+    set16(&j, &b->stones[v], 1);
+    set16(&j, &b->libs[v], b->nempty[v]);
+    add_nempty(&j, &b->nempty[v - stride], -1);
+    add_nempty(&j, &b->nempty[v - 1], -1);
+    add_nempty(&j, &b->nempty[v + 1], -1);
+    add_nempty(&j, &b->nempty[v + stride], -1);
+    for (int d = 0; d < 4; d++) {
+        if (heads[d] != GB_NULL_LOC)
+            set16(&j, &b->libs[heads[d]], b->libs[heads[d]] - 1);
+    }
+    for (int d = 0; d < 4; d++) {
+        if (heads[d] != GB_NULL_LOC && b->color[heads[d]] == c)
+            merge_logged(&j, heads[d], b->head[v]);
+    }
+    int captured = 0;
+    gb_loc captured_at = GB_NULL_LOC;
+    for (int d = 0; d < 4; d++) {
+        gb_loc h = heads[d];
+        if (h != GB_NULL_LOC && b->color[h] == -c && b->libs[h] == 0) {
+            captured += remove_logged(&j, h);
+            captured_at = h;
+        }
+    }
+    gb_loc h = b->head[v];
+    assert(b->libs[h] > 0);
+    if (captured == 1 && b->stones[h] == 1 && b->libs[h] == 1)
+        b->ko_loc = captured_at;
+    r->nlog = (int32_t)(j.at - r->log);
+}
+
+/* Takes back the last move played. */
+static void
+undo(reader *r)
+{
+    gb_board *b = r->b;
+    const frame *f = &r->frames[--r->nplayed];
+    const uint32_t *log = r->log;
+    const int32_t mark = f->mark;
+    for (int32_t i = r->nlog - 1; i >= mark; i--) {
+        uint32_t e = log[i];
+        uint16_t old = (uint16_t)e;
+        memcpy((char *)b + 2 * (size_t)(e >> 16), &old, sizeof old);
+    }
+    r->nlog = mark;
+    b->ko_loc = f->ko_loc;
+    b->last_move = f->last_move;
+    b->to_play = f->to_play;
+}
+
+/* gb_board_legality(b, v, rules, NULL) == GB_OK under simple ko without suicide, for a
+ * v other than pass (reads never pass), without the call and the superko branches. */
+static inline bool
+read_legal(const gb_board *b, gb_loc v)
+{
+    if (v <= 0 || v >= GB_ARR_SIZE || b->color[v] != GB_EMPTY || v == b->ko_loc ||
+        gb_board_is_over(b))
+        return false;
+    if (b->nempty[v] > 0)
+        return true;
+    const gb_color c = b->to_play;
+    for (int d = 0; d < 4; d++) {
+        gb_loc nb = (gb_loc)(v + b->adj[d]);
+        int libs = b->libs[b->head[nb]];
+        if ((b->color[nb] == c && libs > 1) || (b->color[nb] == -c && libs == 1))
+            return true;
+    }
+    return false;
+}
+
+/* Plays loc on the work board; false (nothing played) if illegal or a cap is hit. */
+static bool
+try_play(reader *r, int depth, gb_loc loc)
+{
+    assert(loc != GB_PASS_LOC);
+    assert(read_legal(r->b, loc) ==
+           (gb_board_legality(r->b, loc, &(const gb_rules){GB_KO_SIMPLE, 0}, NULL) == GB_OK));
+    if (!read_legal(r->b, loc))
+        return false;
+    /* The journal cap is a safety net only: a read's live path of at most
+     * GB_LADDER_DEPTH moves relabels at most GB_MAX_POINTS heads per move and captures
+     * at most GB_MAX_POINTS + GB_LADDER_DEPTH stones, far below the room it has. */
+    if (r->nodes >= GB_LADDER_NODES || depth >= GB_LADDER_DEPTH ||
+        r->cap - r->nlog < MOVE_WORDS) {
         r->stopped = true;
-        return NULL;
+        return false;
     }
     r->nodes++;
-    gb_board *next = &r->stack[depth];
-    memcpy(next, b, sizeof *next);
-    gb_board_play_unchecked(next, loc);
-    return next;
+    play_logged(r, loc);
+    return true;
 }
 
 /* Up to max liberties of the string with head h, ascending; returns how many. */
@@ -89,7 +335,7 @@ libs_of(const gb_board *b, gb_loc stone)
     return b->libs[b->head[stone]];
 }
 
-static bool defend(reader *r, const gb_board *b, int depth, gb_loc target);
+static bool defend(reader *r, int depth, gb_loc target, gb_loc lib);
 
 /* True if, after the attacker plays a, the defender's extension at e (a and e being the
  * two liberties of the string at t) surely leaves 3 or more liberties: e's empty
@@ -109,6 +355,9 @@ surely_escapes(const gb_board *b, gb_loc t, gb_loc a, gb_loc e)
         bool friend = b->color[nb] == c && h != th;
         if (b->color[nb] != GB_EMPTY && !friend)
             continue;
+        /* Five liberties leave three besides a and e: no need to walk the string. */
+        if (friend && b->libs[h] >= 5)
+            return true;
         /* An empty neighbour counts itself; a friendly string, its liberties. */
         do {
             for (int k = friend ? 0 : 4; k < 5 && n < 3; k++) {
@@ -129,17 +378,24 @@ surely_escapes(const gb_board *b, gb_loc t, gb_loc a, gb_loc e)
 
 /* Attacker to move, target on 2 liberties: true if some atari captures it. */
 static bool
-attack(reader *r, const gb_board *b, int depth, gb_loc target)
+attack(reader *r, int depth, gb_loc target)
 {
+    const gb_board *b = r->b;
     gb_loc libs[2];
     int n = two_liberties(b, target, libs);
     for (int i = 0; i < n; i++) {
         if (n == 2 && surely_escapes(b, target, libs[i], libs[1 - i]))
             continue;
-        const gb_board *next = try_play(r, b, depth, libs[i]);
-        if (r->stopped)
-            return false;
-        if (next != NULL && libs_of(next, target) == 1 && !defend(r, next, depth + 1, target))
+        if (!try_play(r, depth, libs[i])) {
+            if (r->stopped)
+                return false;
+            continue;
+        }
+        /* In atari after filling one of its two liberties, the target keeps the other. */
+        bool caught = libs_of(b, target) == 1 &&
+                      !defend(r, depth + 1, target, n == 2 ? libs[1 - i] : GB_NULL_LOC);
+        undo(r);
+        if (caught)
             return !r->stopped;
         if (r->stopped)
             return false;
@@ -259,15 +515,20 @@ add_candidate(gb_loc *cand, int *n, gb_loc loc)
     (*n)++;
 }
 
-/* Defender to move, target in atari: true if some move saves it. */
+/* Defender to move, target in atari: true if some move saves it. lib is the target's
+ * liberty when the caller knows it, else GB_NULL_LOC. */
 static bool
-defend(reader *r, const gb_board *b, int depth, gb_loc target)
+defend(reader *r, int depth, gb_loc target, gb_loc lib)
 {
+    const gb_board *b = r->b;
     gb_loc cand[GB_MAX_POINTS]; /* distinct empty points: never more than the board */
     int n = 0;
     gb_loc h = b->head[target];
     gb_color attacker = (gb_color)-b->color[target];
-    string_liberties(b, h, cand, 1);
+    if (lib != GB_NULL_LOC)
+        cand[0] = lib;
+    else
+        string_liberties(b, h, cand, 1);
     n = 1;
     /* The liberty of every attacker string in atari that touches the target. */
     gb_loc s = h;
@@ -292,12 +553,13 @@ defend(reader *r, const gb_board *b, int depth, gb_loc target)
             return true;
         if (libs < 2)
             continue;
-        const gb_board *next = try_play(r, b, depth, cand[i]);
-        if (r->stopped)
-            return false;
-        if (next == NULL)
+        if (!try_play(r, depth, cand[i])) {
+            if (r->stopped)
+                return false;
             continue;
-        bool caught = attack(r, next, depth + 1, target);
+        }
+        bool caught = attack(r, depth + 1, target);
+        undo(r);
         if (r->stopped)
             return false;
         if (!caught)
@@ -306,31 +568,52 @@ defend(reader *r, const gb_board *b, int depth, gb_loc target)
     return false;
 }
 
-bool
-gb_ladder_captures(const gb_board *b, gb_loc move, gb_loc target, gb_board *scratch)
+void
+gb_ladder_load(gb_board *scratch, const gb_board *b)
 {
+    memcpy(scratch, b, sizeof *scratch);
+}
+
+bool
+gb_ladder_captures(gb_board *scratch, gb_loc move, gb_loc target)
+{
+    const gb_board *b = scratch;
     gb_loc libs[2];
-    if (string_liberties(b, b->head[target], libs, 2) == 2 &&
-        surely_escapes(b, target, move, libs[0] == move ? libs[1] : libs[0]))
+    gb_loc other = GB_NULL_LOC; /* the target's liberty besides move */
+    if (string_liberties(b, b->head[target], libs, 2) == 2) {
+        other = libs[0] == move ? libs[1] : libs[0];
+        if (surely_escapes(b, target, move, other))
+            return false;
+    }
+    reader r;
+    reader_init(&r, scratch);
+    const gb_color c = b->color[target];
+    if (!try_play(&r, 0, move))
         return false;
-    reader r = {scratch, 0, false};
-    const gb_board *next = try_play(&r, b, 0, move);
-    if (next == NULL || next->color[target] != b->color[target] || libs_of(next, target) != 1)
-        return false;
-    bool saved = defend(&r, next, 1, target);
+    bool atari = b->color[target] == c && libs_of(b, target) == 1;
+    bool saved = !atari || defend(&r, 1, target, other);
+    undo(&r);
+    assert(r.nlog == 0 && r.nplayed == 0);
     return !saved && !r.stopped;
 }
 
 bool
-gb_ladder_escapes(const gb_board *b, gb_loc move, gb_loc target, gb_board *scratch)
+gb_ladder_escapes(gb_board *scratch, gb_loc move, gb_loc target)
 {
-    reader r = {scratch, 0, false};
-    const gb_board *next = try_play(&r, b, 0, move);
-    if (next == NULL || next->color[target] != b->color[target])
+    const gb_board *b = scratch;
+    reader r;
+    reader_init(&r, scratch);
+    const gb_color c = b->color[target];
+    if (!try_play(&r, 0, move))
         return false;
-    int libs = libs_of(next, target);
-    if (libs != 2)
-        return libs >= 3;
-    bool caught = attack(&r, next, 1, target);
-    return !caught || r.stopped;
+    bool escaped;
+    if (b->color[target] != c)
+        escaped = false;
+    else if (libs_of(b, target) != 2)
+        escaped = libs_of(b, target) >= 3;
+    else
+        escaped = !attack(&r, 1, target) || r.stopped;
+    undo(&r);
+    assert(r.nlog == 0 && r.nplayed == 0);
+    return escaped;
 }

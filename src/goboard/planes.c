@@ -205,7 +205,7 @@ typedef struct analysis {
     const gb_board *b;
     uint16_t epoch;
     uint16_t mark[GB_ARR_SIZE];          /* == epoch: seen in the current count */
-    gb_loc libs[GB_ARR_SIZE][LIST_LIBS]; /* heads of strings with <= 8 liberties */
+    gb_loc libs[GB_ARR_SIZE][LIST_LIBS]; /* heads of own strings with <= 8 liberties */
 } analysis;
 
 /* What a legal move at an empty point would do; libs capped as the planes need. */
@@ -215,14 +215,17 @@ typedef struct outcome {
     int stones;   /* stones of the mover's new string */
 } outcome;
 
+/* Lists the liberties of the side to move's strings: a move's outcome joins only those
+ * (opponent strings matter by their counts and, when captured, their stones). */
 static void
 list_liberties(analysis *a)
 {
     const gb_board *b = a->b;
+    const gb_color own = b->to_play;
     for (int row = 0; row < b->size; row++) {
         for (int col = 0; col < b->size; col++) {
             gb_loc h = (gb_loc)((row + 1) * b->stride + col + 1);
-            if (b->color[h] == GB_EMPTY || b->head[h] != h || b->libs[h] > LIST_LIBS)
+            if (b->color[h] != own || b->head[h] != h || b->libs[h] > LIST_LIBS)
                 continue;
             int n = 0;
             gb_loc s = h;
@@ -310,22 +313,22 @@ move_outcome(analysis *a, gb_loc v, gb_loc heads[4])
     return o;
 }
 
-/* Where one board's planes go: plane k at base + k * plane_bytes, values of elem bytes.
+/* Where one board's planes go: plane k at base + k * plane_values values of elem bytes.
  * Every plane starts zeroed; only ones are written, straight into the caller's array. */
 typedef struct plane_out {
     char *base;
-    int64_t plane_bytes;
-    size_t elem; /* sizeof(float) or 1 */
+    int64_t plane_values;
 } plane_out;
 
+/* elem is a constant in each caller, so the branch folds away. */
 static inline void
-put(const plane_out *o, int plane, int p)
+put(const plane_out *o, size_t elem, int plane, int p)
 {
-    char *dst = o->base + plane * o->plane_bytes;
-    if (o->elem == sizeof(float))
-        ((float *)dst)[p] = 1.0f;
+    int64_t i = plane * o->plane_values + p;
+    if (elem == sizeof(float))
+        ((float *)(void *)o->base)[i] = 1.0f;
     else
-        ((uint8_t *)dst)[p] = 1;
+        ((uint8_t *)o->base)[i] = 1;
 }
 
 static inline int
@@ -334,10 +337,27 @@ cap(int value, int most)
     return value < most ? value : most;
 }
 
-/* The ones of one board's planes (the caller zeroes and fills the constant planes). */
+/* ages[loc] = the first k in 1..7 such that position t-k (held in the record) did not
+ * have b's colour at loc, else 8; for every loc of the board's rows, stones or not.
+ * Taking k from the oldest down, each test a plain select, lets the loops vectorise. */
 static void
+stone_ages(const gb_board *b, const gb_stone_history *h, uint8_t *ages)
+{
+    const int first = b->stride + 1, last = b->size * b->stride + b->size;
+    memset(ages + first, 8, (size_t)(last + 1 - first));
+    for (int k = h->count - 1; k >= 1; k--) {
+        const gb_color *restrict then = past(h, k);
+        const gb_color *restrict now = b->color;
+        uint8_t *restrict age = ages;
+        for (int v = first; v <= last; v++)
+            age[v] = then[v] != now[v] ? (uint8_t)k : age[v];
+    }
+}
+
+/* The ones of one board's planes (the caller zeroes and fills the constant planes). */
+static inline void
 alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
-               gb_board *scratch, const plane_out *out)
+               gb_board *scratch, const plane_out *out, const size_t elem)
 {
     const gb_board *b = a->b;
     const int n = b->size;
@@ -345,55 +365,58 @@ alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
     a->epoch = 0;
     memset(a->mark, 0, sizeof a->mark);
     list_liberties(a);
-    /* History positions 1..7 back, NULL past the start of the record. */
-    const gb_color *back[GB_HISTORY];
-    for (int k = 1; k < GB_HISTORY; k++)
-        back[k] = past(h, k);
+    uint8_t ages[GB_ARR_SIZE];
+    stone_ages(b, h, ages);
+    bool loaded = false; /* scratch holds b for ladder reads */
     for (int p = 0, row = 0; row < n; row++) {
         for (int col = 0; col < n; col++, p++) {
             gb_loc v = (gb_loc)((row + 1) * b->stride + col + 1);
             gb_color c = b->color[v];
             if (c != GB_EMPTY) {
-                put(out, c == own ? P_OWN : P_OPP, p);
-                int age = 8;
-                for (int k = 1; k < GB_HISTORY && back[k] != NULL; k++) {
-                    if (back[k][v] != c) {
-                        age = k;
-                        break;
-                    }
-                }
-                put(out, P_TURNS + age - 1, p);
-                put(out, P_LIBS + cap(b->libs[b->head[v]], 8) - 1, p);
+                put(out, elem, c == own ? P_OWN : P_OPP, p);
+                put(out, elem, P_TURNS + ages[v] - 1, p);
+                put(out, elem, P_LIBS + cap(b->libs[b->head[v]], 8) - 1, p);
                 continue;
             }
-            put(out, P_EMPTY, p);
+            put(out, elem, P_EMPTY, p);
             if (!legal[p])
                 continue;
             gb_loc heads[4];
             outcome o = move_outcome(a, v, heads);
-            put(out, P_CAPTURE + cap(o.captured, 7), p);
+            put(out, elem, P_CAPTURE + cap(o.captured, 7), p);
             if (o.libs == 1)
-                put(out, P_SELF_ATARI + cap(o.stones, 8) - 1, p);
+                put(out, elem, P_SELF_ATARI + cap(o.stones, 8) - 1, p);
             if (o.libs > 0)
-                put(out, P_LIBS_AFTER + o.libs - 1, p);
-            if (!gb_board_is_true_eye(b, v, own))
-                put(out, P_SENSIBLE, p);
+                put(out, elem, P_LIBS_AFTER + o.libs - 1, p);
+            /* A true eye has no empty neighbour: most points need no eye test. */
+            if (b->nempty[v] > 0 || !gb_board_is_true_eye(b, v, own))
+                put(out, elem, P_SENSIBLE, p);
             bool ladder_capture = false, ladder_escape = false;
             for (int d = 0; d < 4; d++) {
                 gb_loc hd = heads[d];
                 if (hd == GB_NULL_LOC)
                     continue;
-                if (b->color[hd] == opp && b->libs[hd] == 2 && !ladder_capture && o.libs > 0)
-                    ladder_capture = gb_ladder_captures(b, v, hd, scratch);
+                bool capture = b->color[hd] == opp && b->libs[hd] == 2 && !ladder_capture &&
+                               o.libs > 0;
                 /* Escape reads only when the move leaves exactly 2 liberties. */
-                if (b->color[hd] == own && b->libs[hd] == 1 && !ladder_escape)
-                    ladder_escape = o.libs >= 3 ||
-                                    (o.libs == 2 && gb_ladder_escapes(b, v, hd, scratch));
+                bool escape = b->color[hd] == own && b->libs[hd] == 1 && !ladder_escape;
+                if (escape && o.libs >= 3)
+                    ladder_escape = true;
+                if (!capture && !(escape && o.libs == 2))
+                    continue;
+                if (!loaded) {
+                    gb_ladder_load(scratch, b);
+                    loaded = true;
+                }
+                if (capture)
+                    ladder_capture = gb_ladder_captures(scratch, v, hd);
+                if (escape && o.libs == 2)
+                    ladder_escape = gb_ladder_escapes(scratch, v, hd);
             }
             if (ladder_capture)
-                put(out, P_LADDER_CAPTURE, p);
+                put(out, elem, P_LADDER_CAPTURE, p);
             if (ladder_escape)
-                put(out, P_LADDER_ESCAPE, p);
+                put(out, elem, P_LADDER_ESCAPE, p);
         }
     }
 }
@@ -409,13 +432,21 @@ write_alphago(const gb_board *const *boards, const gb_stone_history *const *hist
     analysis a;
     for (int64_t i = 0; i < count; i++) {
         const int points = boards[i]->size * boards[i]->size;
-        plane_out o = {out + i * stride_b * (int64_t)kern->elem, plane_bytes, kern->elem};
+        plane_out o = {out + i * stride_b * (int64_t)kern->elem, stride_c};
+        /* Planes back to back (the usual layout) are zeroed by one call: per-plane calls
+         * of 1.4 KB each cost more in call and start-up overhead than in writing. */
+        if (stride_c == points)
+            kern->fill(o.base, planes * points, 0);
         for (int k = 0; k < planes; k++) {
             int ones = k == P_ONES || (k == P_BLACK && boards[i]->to_play == GB_BLACK);
-            kern->fill(o.base + k * plane_bytes, points, ones);
+            if (ones || stride_c != points)
+                kern->fill(o.base + k * plane_bytes, points, ones);
         }
         a.b = boards[i];
-        alphago_planes(&a, histories[i], legal[i], scratch, &o);
+        if (kern->elem == sizeof(float))
+            alphago_planes(&a, histories[i], legal[i], scratch, &o, sizeof(float));
+        else
+            alphago_planes(&a, histories[i], legal[i], scratch, &o, 1);
     }
 }
 

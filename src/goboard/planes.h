@@ -64,7 +64,7 @@ gb_features_need_moves(int set)
 typedef struct gb_stone_history {
     int8_t count;  /* positions held, 1..GB_HISTORY */
     int8_t latest; /* ring index of position t */
-    /* Colours in the mailbox layout (one memcpy per move); walls are never read. */
+    /* Colours in the mailbox layout (one memcpy per move); walls never matter. */
     gb_color color[GB_HISTORY][GB_ARR_SIZE];
     uint64_t hash[GB_HISTORY]; /* stone hash of each position, same ring */
 } gb_stone_history;
