@@ -119,6 +119,39 @@ def _add_player_options(p: argparse.ArgumentParser) -> None:
         help="with --search gumbel: weight of the Gumbel noise at the root (default "
         "0: the same move every time; 1 samples the move as self-play does)",
     )
+    p.add_argument(
+        "--engine",
+        choices=("zero", "alphago2016"),
+        default="zero",
+        help="zero: AlphaGo Zero's search over one policy-value net (--weights); "
+        "alphago2016: the original AlphaGo, a policy net's priors and leaf values "
+        "mixing a value net with pattern rollouts (default %(default)s)",
+    )
+    p.add_argument(
+        "--policy-net",
+        metavar="FILE",
+        help="with --engine alphago2016: the policy net (alphago train policy or "
+        "policy-rl); default: the one shipped for the board size",
+    )
+    p.add_argument(
+        "--value-net",
+        metavar="FILE",
+        help="with --engine alphago2016: the value net (alphago train value)",
+    )
+    p.add_argument(
+        "--rollout-weights",
+        metavar="FILE",
+        help="with --engine alphago2016: the pattern rollout policy (alphago train "
+        "rollout); without one, rollouts are uniform random playouts",
+    )
+    p.add_argument(
+        "--mix-lambda",
+        type=float,
+        default=None,
+        metavar="L",
+        help="with --engine alphago2016: leaf value (1 - L) * value net + L * "
+        "rollout outcome (default 0.5; 0: value net only, 1: rollouts only)",
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument(
         "--threads", type=int, default=None, help="torch threads for the network"
@@ -298,6 +331,11 @@ def player_choice(args: argparse.Namespace) -> PlayerChoice:
         search=args.search,
         considered_actions=args.considered_actions,
         gumbel_scale=args.gumbel_scale,
+        engine=args.engine,
+        policy_net=args.policy_net,
+        value_net=args.value_net,
+        rollout_weights=args.rollout_weights,
+        mix_lambda=args.mix_lambda,
     )
     if not args.uct:
         check_device_options(args)

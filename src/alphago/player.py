@@ -389,8 +389,10 @@ class _TreePlayer:
 
 class SearchPlayer(_TreePlayer):
     """A network's search: ``search.PUCT`` for a ``search.SearchConfig``,
-    ``search.Gumbel`` for a ``search.GumbelConfig`` (over any evaluator: a network,
-    or a fake one in tests).
+    ``search.Gumbel`` for a ``search.GumbelConfig``, ``search.AlphaGo2016`` for a
+    ``search.AlphaGo2016Config`` (leaf values mixed with ``rollout``'s outcomes; the
+    search's uniform random playouts when it is None), over any evaluator: a network,
+    or a fake one in tests.
 
     Sequential halving plans its phases for a known budget, so a Gumbel search asked
     for more simulations than ``config.num_simulations`` (an analysis searching until
@@ -405,16 +407,22 @@ class SearchPlayer(_TreePlayer):
         seed: int = 0,
         ownership_playouts: int = 64,
         name: str = "alphago",
+        rollout: search.RolloutPolicy | None = None,
     ) -> None:
         config = search.SearchConfig() if config is None else config
-        if type(config) is not search.SearchConfig and not isinstance(
-            config, search.GumbelConfig
-        ):
+        if type(config) not in (
+            search.SearchConfig,
+            search.AlphaGo2016Config,
+        ) and not isinstance(config, search.GumbelConfig):
             raise TypeError(
-                "SearchPlayer needs a search.SearchConfig or a search.GumbelConfig"
+                "SearchPlayer needs a search.SearchConfig, GumbelConfig or "
+                "AlphaGo2016Config"
             )
+        if rollout is not None and not isinstance(config, search.AlphaGo2016Config):
+            raise ValueError("a rollout policy needs a search.AlphaGo2016Config")
         super().__init__(config, seed, ownership_playouts, name)
         self.evaluator = evaluator
+        self.rollout = rollout
 
     def ownership(self, board: goboard.Board) -> NDArray[np.float64]:
         """[N, N] in [-1, 1], Black's view: the network's ownership head when the
@@ -432,6 +440,10 @@ class SearchPlayer(_TreePlayer):
         seed = int(self._rng.integers(2**62))
         if isinstance(self.config, search.GumbelConfig):
             return search.Gumbel(self.evaluator, board, self.config, seed)
+        if isinstance(self.config, search.AlphaGo2016Config):
+            return search.AlphaGo2016(
+                self.evaluator, board, self.config, seed, rollout=self.rollout
+            )
         assert isinstance(self.config, search.SearchConfig)
         return search.PUCT(self.evaluator, board, self.config, seed)
 

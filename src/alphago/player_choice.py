@@ -15,6 +15,17 @@ caches it:
 asks for it); it needs a network, so it and ``--uct`` exclude each other, and a size
 with no network plays UCT as without it (the announcement says so).
 
+``--engine alphago2016`` plays the original AlphaGo instead: ``search.AlphaGo2016``
+with priors from a 2016 policy net (``--policy-net``), leaf values from a value net
+(``--value-net``) mixed with the outcomes of pattern-policy rollouts
+(``--rollout-weights``) by ``--mix-lambda`` (0: value net only, 1: rollouts only;
+default 0.5). Without ``--policy-net`` the files shipped for the size play (a
+``--value-net`` or ``--rollout-weights`` given replaces the shipped one), and a size
+with no shipped 2016 policy plays UCT; with it, only the files given play, and other
+sizes are refused, as for ``--weights``. Without rollout weights the rollouts are
+uniform random playouts; a lambda of 0 plays no rollouts, and a lambda of 1 needs no
+value net (:mod:`alphago.nets.nets2016`).
+
 Each choice is announced once on the log stream (stderr), so a GUI's engine log says
 what is playing.
 """
@@ -32,6 +43,7 @@ import search
 
 if TYPE_CHECKING:
     from alphago.nets import PolicyValueNet
+    from alphago.nets.nets2016 import Nets2016
     from alphago.player import Player
 
 __all__ = ["PlayerChoice", "PlayerSpec", "UnacceptableSize"]
@@ -70,8 +82,34 @@ class PlayerSpec:
     search: str = "puct"
     considered_actions: int | None = None
     gumbel_scale: float | None = None
+    engine: str = "zero"
+    policy_net: str | None = None
+    value_net: str | None = None
+    rollout_weights: str | None = None
+    mix_lambda: float | None = None
 
     def __post_init__(self) -> None:
+        if self.engine not in ("zero", "alphago2016"):
+            raise ValueError(
+                f"--engine must be zero or alphago2016, not {self.engine!r}"
+            )
+        files_2016 = (self.policy_net, self.value_net, self.rollout_weights)
+        if self.engine == "zero" and (
+            any(f is not None for f in files_2016) or self.mix_lambda is not None
+        ):
+            raise ValueError(
+                "--policy-net, --value-net, --rollout-weights and --mix-lambda need "
+                "--engine alphago2016"
+            )
+        if self.engine == "alphago2016" and (
+            self.uct or self.weights is not None or self.search != "puct"
+        ):
+            raise ValueError(
+                "--engine alphago2016 plays its own search over its own nets: it "
+                "excludes --uct, --weights and --search gumbel"
+            )
+        if self.mix_lambda is not None and not 0.0 <= self.mix_lambda <= 1.0:
+            raise ValueError(f"--mix-lambda must be in [0, 1], not {self.mix_lambda}")
         if self.uct and self.weights is not None:
             raise ValueError("--uct and --weights exclude each other")
         if self.search not in ("puct", "gumbel"):
@@ -125,11 +163,15 @@ class PlayerChoice:
         self._network: PolicyValueNet | None = (
             None  # the --weights network, loaded once
         )
+        self._given_2016: Nets2016 | None = None  # the --policy-net files, likewise
 
     def default_size(self) -> int:
-        """The size to start at: the --weights network's own, else 19."""
+        """The size to start at: the --weights (or --policy-net) network's own, else
+        19."""
         if self.spec.weights is not None:
             return self._weights_network().config.board_size
+        if self.spec.policy_net is not None:
+            return self._nets_2016().size
         return 19
 
     def player_for(self, size: int) -> Player:
@@ -147,6 +189,8 @@ class PlayerChoice:
 
     def can_play(self, size: int) -> bool:
         """True if :meth:`player_for` would accept ``size`` (loads nothing new)."""
+        if self.spec.policy_net is not None:
+            return self._nets_2016().size == size
         if self.spec.weights is None:
             return True
         return self._weights_network().config.board_size == size
@@ -159,6 +203,8 @@ class PlayerChoice:
         spec = self.spec
         if spec.uct:
             return self._uct(size), "plain UCT with random playouts (--uct)"
+        if spec.engine == "alphago2016":
+            return self._alphago2016(size)
         if spec.weights is not None:
             net = self._weights_network()
             n = net.config.board_size
@@ -178,6 +224,69 @@ class PlayerChoice:
         name = self._search_name()
         what = f"{name} over the shipped network {shipped.name} ({_shape(net)})"
         return self._network_player(net, size), what
+
+    def _nets_2016(self) -> Nets2016:
+        """The --policy-net/--value-net/--rollout-weights files, loaded once."""
+        if self._given_2016 is None:
+            from alphago.nets.nets2016 import load_nets_2016
+
+            spec = self.spec
+            assert spec.policy_net is not None
+            self._given_2016 = load_nets_2016(
+                spec.policy_net,
+                spec.value_net,
+                spec.rollout_weights,
+                device=spec.device,
+                mix_lambda=self._mix_lambda(),
+            )
+        return self._given_2016
+
+    def _mix_lambda(self) -> float:
+        return 0.5 if self.spec.mix_lambda is None else self.spec.mix_lambda
+
+    def _alphago2016(self, size: int) -> tuple[Player, str]:
+        from alphago.nets.nets2016 import load_nets_2016, shipped_2016
+        from alphago.player import SearchPlayer
+        from search import PatternRollouts
+
+        spec = self.spec
+        mix = self._mix_lambda()
+        if spec.policy_net is not None:
+            nets = self._nets_2016()
+            if nets.size != size:
+                raise UnacceptableSize(
+                    f"unacceptable size: --policy-net {spec.policy_net} is a "
+                    f"{nets.size}x{nets.size} network"
+                )
+        else:
+            files = shipped_2016(size)
+            if files is None:
+                what = "plain UCT with random playouts (no AlphaGo 2016 nets ship for"
+                return self._uct(size), what + " this size)"
+            nets = load_nets_2016(
+                files.policy,
+                spec.value_net or files.value,
+                spec.rollout_weights or files.rollout,
+                device=spec.device,
+                mix_lambda=mix,
+                board_size=size,
+            )
+        evaluator = nets.evaluator(spec.threads, spec.seed, spec.precision)
+        rollout = None
+        if nets.rollout is not None and mix > 0.0:
+            rollout = PatternRollouts(nets.rollout, 1, spec.seed)
+        batch = min(16, spec.simulations)
+        nodes = tree_nodes(size, spec.analysis_memory_mb, 2 * spec.simulations + batch)
+        config = search.AlphaGo2016Config(
+            num_simulations=spec.simulations,
+            leaves_per_batch=batch,
+            max_nodes=nodes,
+            mix_lambda=mix,
+        )
+        player = SearchPlayer(
+            evaluator, config, seed=spec.seed, name="alphago2016", rollout=rollout
+        )
+        return player, f"AlphaGo 2016 search, lambda {mix:g}: {nets.describe()}"
 
     def _search_name(self) -> str:
         return "Gumbel search" if self.spec.search == "gumbel" else "PUCT"

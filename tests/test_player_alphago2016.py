@@ -1,0 +1,164 @@
+"""``--engine alphago2016``: the original AlphaGo as a player (policy priors, value net
+mixed with pattern rollouts by lambda), its files checked together, over GTP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gtp_helpers import fails, ok
+
+import goboard
+import search
+from alphago.gtp import Engine
+from alphago.player import SearchPlayer, UCTPlayer
+from alphago.player_choice import PlayerChoice, PlayerSpec, UnacceptableSize
+
+torch = pytest.importorskip("torch")
+
+from alphago.nets import NetConfig, PolicyValueNet, save_weights  # noqa: E402
+from alphago.nets.alphago2016 import (  # noqa: E402
+    POLICY_KIND,
+    VALUE_KIND,
+    Net2016Config,
+    PolicyNet2016,
+    ValueNet2016,
+    save_net2016,
+)
+from alphago.nets.nets2016 import load_nets_2016  # noqa: E402
+from alphago.rollout_weights import save_rollout_weights  # noqa: E402
+from goboard import pattern_features  # noqa: E402
+
+SIZE = 5
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    torch.manual_seed(0)
+    out = {
+        "policy": tmp_path / "policy.pt",
+        "value": tmp_path / "value.pt",
+        "rollout": tmp_path / "rollout.npz",
+        "zero": tmp_path / "zero.pt",
+        "policy7": tmp_path / "policy7.pt",
+    }
+    small = {"layers": 3, "filters": 8}
+    save_net2016(
+        PolicyNet2016(Net2016Config.for_board(SIZE, POLICY_KIND, **small)),
+        out["policy"],
+    )
+    save_net2016(
+        ValueNet2016(Net2016Config.for_board(SIZE, VALUE_KIND, **small)), out["value"]
+    )
+    save_net2016(
+        PolicyNet2016(Net2016Config.for_board(7, POLICY_KIND, **small)),
+        out["policy7"],
+    )
+    weights = np.random.default_rng(0).normal(0, 0.3, pattern_features.NUM_FEATURES)
+    save_rollout_weights(weights.astype(np.float32), out["rollout"])
+    save_weights(
+        PolicyValueNet(NetConfig(board_size=SIZE, blocks=1, filters=8)), out["zero"]
+    )
+    return out
+
+
+def spec(files: dict[str, Path], **changes: object) -> PlayerSpec:
+    fields: dict[str, object] = {
+        "simulations": 16,
+        "engine": "alphago2016",
+        "policy_net": str(files["policy"]),
+        "value_net": str(files["value"]),
+        "rollout_weights": str(files["rollout"]),
+    }
+    fields.update(changes)
+    return PlayerSpec(**fields)  # type: ignore[arg-type]
+
+
+def test_the_player_searches_with_mixed_values_and_pattern_rollouts(
+    files: dict[str, Path],
+) -> None:
+    log: list[str] = []
+    choice = PlayerChoice(spec(files, mix_lambda=0.5), log.append)
+    assert choice.default_size() == SIZE
+    player = choice.player_for(SIZE)
+    assert isinstance(player, SearchPlayer)
+    assert isinstance(player.config, search.AlphaGo2016Config)
+    assert player.config.mix_lambda == 0.5
+    assert isinstance(player.rollout, search.PatternRollouts)
+    assert "AlphaGo 2016 search, lambda 0.5" in log[0]
+    assert "policy policy.pt" in log[0] and "rollouts rollout.npz" in log[0]
+    board = goboard.Board(SIZE)
+    result = player.genmove(board)
+    assert board.is_legal(result.move)
+    assert result.visits.sum() >= 16
+
+
+def test_lambda_decides_which_parts_load(files: dict[str, Path]) -> None:
+    only_rollouts = load_nets_2016(
+        files["policy"], None, files["rollout"], mix_lambda=1
+    )
+    assert only_rollouts.value is None and only_rollouts.rollout is not None
+    only_value = load_nets_2016(
+        files["policy"], files["value"], files["rollout"], mix_lambda=0
+    )
+    assert only_value.value is not None and only_value.rollout is None
+    uniform = load_nets_2016(files["policy"], files["value"], None, mix_lambda=0.5)
+    assert uniform.rollout is None and "uniform random rollouts" in uniform.describe()
+    with pytest.raises(ValueError, match="give --value-net"):
+        load_nets_2016(files["policy"], None, files["rollout"], mix_lambda=0.5)
+    # A value of 0 with lambda 0 plays no rollouts: the player gets none.
+    player = PlayerChoice(spec(files, mix_lambda=0.0), [].append).player_for(SIZE)
+    assert isinstance(player, SearchPlayer) and player.rollout is None
+
+
+def test_files_of_the_wrong_kind_are_refused_by_name(files: dict[str, Path]) -> None:
+    with pytest.raises(ValueError, match=f"expected {POLICY_KIND}"):
+        load_nets_2016(files["zero"], files["value"], None)
+    with pytest.raises(ValueError, match=f"expected {VALUE_KIND}"):
+        load_nets_2016(files["policy"], files["policy"], None)
+    with pytest.raises(ValueError, match=f"expected {POLICY_KIND}"):
+        load_nets_2016(files["value"], files["value"], None)
+    with pytest.raises(ValueError, match="5x5"):
+        load_nets_2016(files["policy7"], files["value"], None)  # value net of 5x5
+    with pytest.raises(ValueError):
+        load_nets_2016(files["policy"], files["value"], files["zero"])
+
+
+def test_other_sizes_are_refused_and_the_spec_is_checked(
+    files: dict[str, Path],
+) -> None:
+    choice = PlayerChoice(spec(files), [].append)
+    with pytest.raises(UnacceptableSize, match="5x5 network"):
+        choice.player_for(9)
+    assert choice.can_play(5) and not choice.can_play(9)
+    for bad, message in (
+        ({"engine": "zero"}, "need --engine alphago2016"),
+        ({"uct": True}, "excludes --uct"),
+        ({"mix_lambda": 1.5}, "must be in"),
+        ({"engine": "leela"}, "--engine must be"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            spec(files, **bad)
+    with pytest.raises(ValueError, match="excludes --uct, --weights"):
+        PlayerSpec(engine="alphago2016", weights=str(files["zero"]))
+
+
+def test_a_size_without_shipped_2016_nets_plays_uct() -> None:
+    log: list[str] = []
+    player = PlayerChoice(
+        PlayerSpec(simulations=8, engine="alphago2016"), log.append
+    ).player_for(13)
+    assert isinstance(player, UCTPlayer)
+    assert "no AlphaGo 2016 nets ship for this size" in log[0]
+
+
+def test_a_gtp_game_with_the_2016_engine(files: dict[str, Path]) -> None:
+    choice = PlayerChoice(spec(files), [].append)
+    e = Engine(choice.player_for(SIZE), SIZE, players=choice.player_for)
+    ok(e, "play b C3")
+    reply = ok(e, "genmove w")
+    assert reply.lower() == "pass" or goboard.coords.from_gtp(reply, SIZE) >= 0
+    assert fails(e, "boardsize 9") == "unacceptable size"
+    ok(e, "clear_board")
+    assert ok(e, "genmove b")
