@@ -49,9 +49,9 @@ ALPHAGO = [sys.executable, "-m", "alphago.cli"]
 
 #: Name -> extra ``train rl`` flags. The first is the baseline the others play.
 VARIANTS: dict[str, str] = {
-    "puct": "--search puct",
+    "puct": "--search puct --full-search-fraction 1",
     "playout-cap": "--search puct --full-search-fraction 0.25",
-    "gumbel": "--search gumbel",
+    "gumbel": "--search gumbel --full-search-fraction 1",
     "gumbel-cap": "--search gumbel --full-search-fraction 0.25",
 }
 

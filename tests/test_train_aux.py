@@ -395,7 +395,8 @@ def test_rl_with_every_switch_logs_each_loss_and_resumes(tmp_path: Path) -> None
     args += ["--batch", "8", "--gate-games", "0", "--baseline-every", "0"]
     args += ["--workers", "1", "--threads", "1", "--no-progress", "--seed", "4"]
     args += ["--ownership-weight", "1.5", "--score-weight", "0.25"]
-    args += ["--global-pooling", "--forced-playouts", "--device", "cpu"]
+    args += ["--global-pooling", "--search", "puct", "--forced-playouts"]
+    args += ["--device", "cpu"]
     assert main(base + [str(tmp_path / "a")] + args) == 0
     state = load_checkpoint(tmp_path / "a" / "checkpoint.pt")
     assert state["rl_config"]["selfplay"]["forced_playouts"] is True
