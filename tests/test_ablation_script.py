@@ -72,7 +72,8 @@ def test_a_tiny_ablation_runs_and_a_rerun_replays_nothing(tmp_path: Path) -> Non
     assert set(rows) == {"base", "gum"}
     for row in rows.values():
         assert row["iterations"] >= 1 and row["games"] == 4 * row["iterations"]
-        assert row["cpu_hours"] >= 0.0002
+        # seconds / 3600 may round a hair below the budget it reached
+        assert row["cpu_hours"] >= 0.0002 * (1 - 1e-9)
     assert "vs_baseline" not in rows["base"]
     match = json.loads((out / "gum" / "match-baseline.json").read_text())
     assert match["wins"] + match["ties"] + match["losses"] == 2
