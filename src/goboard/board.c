@@ -283,18 +283,14 @@ gb_board_situation_hash(const gb_board *b)
     return h;
 }
 
-/* Legality of the empty, on-board, non-ko point v for the side to move. */
+/* Legality of the empty, on-board, non-ko point v for the side to move, superko aside:
+ * GB_OK or GB_ERR_SUICIDE. With GB_OK and want_key, *key is the superko key of the
+ * position after the move (which superko looks up in the history). */
 static int
-empty_point_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
-                     const gb_keyset *history)
+move_legality_key(const gb_board *b, gb_loc v, const gb_rules *rules, bool want_key,
+                  uint64_t *key)
 {
-    bool superko = rules->ko != GB_KO_SIMPLE && history != NULL;
     gb_color c = b->to_play;
-    /* Fast path: with an empty neighbour the move is no suicide, and under simple ko
-     * nothing else can forbid it. */
-    if (b->nempty[v] > 0 && !superko)
-        return GB_OK;
-
     bool has_liberty = b->nempty[v] > 0, has_friend = false;
     gb_loc captured[4], friends[4];
     int ncaptured = 0, nfriends = 0;
@@ -313,16 +309,32 @@ empty_point_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
     bool suicide = !has_liberty && ncaptured == 0;
     if (suicide && (!has_friend || !rules->suicide))
         return GB_ERR_SUICIDE;
-    if (!superko)
+    if (!want_key)
         return GB_OK;
 
     /* The hash after the move, without making it. */
     uint64_t h = b->hash ^ gb_zobrist_stone(c, v) ^ strings_hash(b, captured, ncaptured);
     if (suicide)
         h ^= gb_zobrist_stone(c, v) ^ strings_hash(b, friends, nfriends);
-    if (gb_keyset_contains(history, superko_key(h, (gb_color)-c, rules->ko)))
-        return GB_ERR_SUPERKO;
+    *key = superko_key(h, (gb_color)-c, rules->ko);
     return GB_OK;
+}
+
+/* Legality of the empty, on-board, non-ko point v for the side to move. */
+static int
+empty_point_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
+                     const gb_keyset *history)
+{
+    bool superko = rules->ko != GB_KO_SIMPLE && history != NULL;
+    /* Fast path: with an empty neighbour the move is no suicide, and under simple ko
+     * nothing else can forbid it. */
+    if (b->nempty[v] > 0 && !superko)
+        return GB_OK;
+    uint64_t key = 0;
+    int rc = move_legality_key(b, v, rules, superko, &key);
+    if (rc != GB_OK || !superko)
+        return rc;
+    return gb_keyset_contains(history, key) ? GB_ERR_SUPERKO : GB_OK;
 }
 
 int
@@ -344,14 +356,18 @@ gb_board_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
 
 /* For a point with an empty neighbour (so no suicide): true if the move captures
  * nothing, and then *key is the superko key of the position after it. False means "ask
- * empty_point_legality", which handles captures. */
+ * move_legality_key", which handles captures. */
 static inline bool
 quiet_move_key(const gb_board *b, gb_loc v, const gb_rules *rules, uint64_t *key)
 {
     gb_color c = b->to_play;
+    /* Colour and liberties packed into one compare: a branch on the colour alone is a
+     * coin flip, and gcc splits `&&` into two branches. Every loc has a head entry. */
+    const uint32_t capture = (uint32_t)(uint8_t)-c << 16 | 1;
     for (int d = 0; d < 4; d++) {
         gb_loc nb = (gb_loc)(v + b->adj[d]);
-        if (b->color[nb] == -c && b->libs[b->head[nb]] == 1)
+        if (((uint32_t)(uint8_t)b->color[nb] << 16 | (uint16_t)b->libs[b->head[nb]]) ==
+            capture)
             return false;
     }
     *key = superko_key(b->hash ^ gb_zobrist_stone(c, v), (gb_color)-c, rules->ko);
@@ -381,31 +397,29 @@ gb_board_legal_points(const gb_board *b, const gb_rules *rules, const gb_keyset 
         out[count++] = (int16_t)(n * n);
         return count;
     }
-    /* Superko: most points are quiet moves, each one lookup of the key after it. The
+    /* Superko: every move that is no suicide is one lookup of the key after it. The
      * keys are computed and their slots prefetched first, so the lookups (a cold slot
-     * array per board in a batch) wait for memory together rather than one by one. */
+     * array per board in a batch) wait for memory together rather than one by one;
+     * most points are quiet moves, whose key needs no string walk. */
     uint64_t keys[GB_MAX_POINTS];
-    gb_loc locs[GB_MAX_POINTS];
     int16_t points[GB_MAX_POINTS];
-    bool quiet[GB_MAX_POINTS]; /* false: ask empty_point_legality */
     int m = 0;
     for (int row = 0, p = 0; row < n; row++) {
         for (int col = 0; col < n; col++, p++) {
             gb_loc v = (gb_loc)((row + 1) * stride + col + 1);
             if (b->color[v] != GB_EMPTY || v == b->ko_loc)
                 continue;
+            bool ok = (b->nempty[v] > 0 && quiet_move_key(b, v, rules, &keys[m])) ||
+                      move_legality_key(b, v, rules, true, &keys[m]) == GB_OK;
+            if (!ok)
+                continue;
             points[m] = (int16_t)p;
-            locs[m] = v;
-            quiet[m] = b->nempty[v] > 0 && quiet_move_key(b, v, rules, &keys[m]);
-            if (quiet[m])
-                gb_keyset_prefetch(history, keys[m]);
+            gb_keyset_prefetch(history, keys[m]);
             m++;
         }
     }
     for (int i = 0; i < m; i++) {
-        bool legal = quiet[i] ? !gb_keyset_contains(history, keys[i])
-                              : empty_point_legality(b, locs[i], rules, history) == GB_OK;
-        if (legal)
+        if (!gb_keyset_contains(history, keys[i]))
             out[count++] = points[i];
     }
     out[count++] = (int16_t)(n * n);

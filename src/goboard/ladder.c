@@ -530,12 +530,18 @@ defend(reader *r, int depth, gb_loc target, gb_loc lib)
     else
         string_liberties(b, h, cand, 1);
     n = 1;
-    /* The liberty of every attacker string in atari that touches the target. */
+    /* The liberty of every attacker string in atari that touches the target. Colour
+     * and liberties are packed into one key and compared once: a branch on the colour
+     * alone is a coin flip, and the compiler splits a plain `&&` (or `&`) into two
+     * branches. Every loc has a head entry (GB_NULL_LOC's for no stone). */
+    const uint32_t in_atari = (uint32_t)(uint8_t)attacker << 16 | 1;
     gb_loc s = h;
     do {
         for (int d = 0; d < 4; d++) {
             gb_loc e = (gb_loc)(s + b->adj[d]);
-            if (b->color[e] == attacker && b->libs[b->head[e]] == 1) {
+            uint32_t key = (uint32_t)(uint8_t)b->color[e] << 16 |
+                           (uint16_t)b->libs[b->head[e]];
+            if (key == in_atari) {
                 gb_loc lib;
                 string_liberties(b, b->head[e], &lib, 1);
                 add_candidate(cand, &n, lib);

@@ -213,6 +213,7 @@ typedef struct outcome {
     int captured; /* opponent stones removed */
     int libs;     /* liberties of the mover's new string, capped at 8; 0 for suicide */
     int stones;   /* stones of the mover's new string */
+    bool ladder;  /* a neighbouring string may start a ladder read (see alphago_planes) */
 } outcome;
 
 /* Lists the liberties of the side to move's strings: a move's outcome joins only those
@@ -244,14 +245,14 @@ list_liberties(analysis *a)
     }
 }
 
-/* Marks e for the current count; true if it was not marked yet. */
-static inline bool
+/* Marks e for the current count; 1 if it was not marked yet, else 0. Branch-free: on
+ * the random-looking boards the planes are written for, a branch here mispredicts. */
+static inline int
 mark_new(analysis *a, gb_loc e)
 {
-    if (a->mark[e] == a->epoch)
-        return false;
+    int fresh = a->mark[e] != a->epoch;
     a->mark[e] = a->epoch;
-    return true;
+    return fresh;
 }
 
 /* The outcome of the side to move playing the empty point v (known to be legal);
@@ -261,36 +262,55 @@ move_outcome(analysis *a, gb_loc v, gb_loc heads[4])
 {
     const gb_board *b = a->b;
     const gb_color c = b->to_play;
-    outcome o = {0, 0, 1};
+    outcome o = {0, 0, 1, false};
     gb_loc captured[4], friends[4];
-    int ncaptured = 0, nfriends = 0, libs = 0;
-    bool many = false; /* a joined string keeps 8 or more liberties anyway */
-    a->epoch++;
-    a->mark[v] = a->epoch;
+    int ncaptured = 0, nfriends = 0, touching = 0;
     heads[0] = heads[1] = heads[2] = heads[3] = GB_NULL_LOC;
     for (int d = 0; d < 4; d++) {
         gb_loc e = (gb_loc)(v + b->adj[d]);
-        gb_loc h = b->head[e];
-        if (b->color[e] == GB_EMPTY) {
-            libs += mark_new(a, e);
+        gb_color ce = b->color[e];
+        if (ce == GB_EMPTY || ce == GB_WALL)
             continue;
-        }
-        if (b->color[e] == GB_WALL || h == heads[0] || h == heads[1] || h == heads[2])
+        gb_loc h = b->head[e];
+        int libs = b->libs[h];
+        bool in_atari = ce != c && libs == 1;
+        touching += in_atari; /* a captured stone next to v: a liberty of the new stone */
+        if (h == heads[0] || h == heads[1] || h == heads[2])
             continue;
         heads[d] = h;
-        if (b->color[h] == c) {
+        /* Only a string on 2 (opponent) or 1 (own) liberties can start a ladder read. */
+        o.ladder |= libs == (ce == c ? 1 : 2);
+        if (ce == c) {
             friends[nfriends++] = h;
             o.stones += b->stones[h];
-            if (b->libs[h] > LIST_LIBS) {
-                many = true;
-                continue;
-            }
-            for (int i = 0; i < b->libs[h]; i++)
-                libs += mark_new(a, a->libs[h][i]);
-        } else if (b->libs[h] == 1) {
+        } else if (in_atari) {
             captured[ncaptured++] = h;
             o.captured += b->stones[h];
         }
+    }
+    /* Alone, the new stone's liberties are its empty neighbours and the captured stones
+     * next to it, all distinct points: nothing to mark. */
+    if (nfriends == 0) {
+        o.libs = b->nempty[v] + touching;
+        return o;
+    }
+    int libs = 0;
+    bool many = false; /* a joined string keeps 8 or more liberties anyway */
+    a->epoch++;
+    a->mark[v] = a->epoch;
+    for (int d = 0; d < 4; d++) {
+        gb_loc e = (gb_loc)(v + b->adj[d]);
+        if (b->color[e] == GB_EMPTY)
+            libs += mark_new(a, e);
+    }
+    for (int f = 0; f < nfriends; f++) {
+        gb_loc h = friends[f];
+        if (b->libs[h] > LIST_LIBS) {
+            many = true;
+            break;
+        }
+        for (int i = 0; i < b->libs[h]; i++)
+            libs += mark_new(a, a->libs[h][i]);
     }
     /* A captured stone becomes a liberty if it touches v or a joined string. */
     for (int i = 0; i < ncaptured && !many; i++) {
@@ -392,7 +412,7 @@ alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
             if (b->nempty[v] > 0 || !gb_board_is_true_eye(b, v, own))
                 put(out, elem, P_SENSIBLE, p);
             bool ladder_capture = false, ladder_escape = false;
-            for (int d = 0; d < 4; d++) {
+            for (int d = 0; d < 4 && o.ladder; d++) {
                 gb_loc hd = heads[d];
                 if (hd == GB_NULL_LOC)
                     continue;
