@@ -162,3 +162,22 @@ def test_a_gtp_game_with_the_2016_engine(files: dict[str, Path]) -> None:
     assert fails(e, "boardsize 9") == "unacceptable size"
     ok(e, "clear_board")
     assert ok(e, "genmove b")
+
+
+def test_the_shipped_9x9_nets_play_out_of_the_box() -> None:
+    """``--engine alphago2016`` on 9x9 with no file named: the shipped policy, value
+    net and rollout weights, checked together, play a legal move."""
+    from alphago.nets.nets2016 import shipped_2016
+
+    files = shipped_2016(9)
+    assert files is not None and files.value is not None and files.rollout is not None
+    nets = load_nets_2016(files.policy, files.value, files.rollout, mix_lambda=0.5)
+    assert nets.size == 9 and nets.value is not None and nets.rollout is not None
+    log: list[str] = []
+    choice = PlayerChoice(PlayerSpec(simulations=16, engine="alphago2016"), log.append)
+    player = choice.player_for(9)
+    assert isinstance(player, SearchPlayer)
+    assert "alphago2016-9x9-policy.pt" in log[0]
+    e = Engine(player, 9, players=choice.player_for)
+    move = goboard.coords.from_gtp(ok(e, "genmove b"), 9)
+    assert 0 <= move < 81
