@@ -119,23 +119,6 @@ merge(gb_board *b, gb_loc x, gb_loc y)
     b->next[small] = t;
 }
 
-/* Heads of the four neighbours of v with repeats and non-strings set to GB_NULL_LOC,
- * so each neighbouring string appears once. */
-static inline void
-distinct_neighbour_heads(const gb_board *b, gb_loc v, int stride, gb_loc heads[4])
-{
-    heads[0] = b->head[v - stride];
-    heads[1] = b->head[v - 1];
-    heads[2] = b->head[v + 1];
-    heads[3] = b->head[v + stride];
-    if (heads[1] == heads[0])
-        heads[1] = GB_NULL_LOC;
-    if (heads[2] == heads[0] || heads[2] == heads[1])
-        heads[2] = GB_NULL_LOC;
-    if (heads[3] == heads[0] || heads[3] == heads[1] || heads[3] == heads[2])
-        heads[3] = GB_NULL_LOC;
-}
-
 /* Puts a stone of colour c on the empty loc v: takes one liberty from each neighbouring
  * string and joins the friendly ones. Fills heads with the distinct neighbouring strings
  * as they were before the move, for the caller's capture step. */
@@ -155,7 +138,7 @@ place_stone(gb_board *b, gb_loc v, gb_color c, gb_loc heads[4])
     b->nempty[v - 1]--;
     b->nempty[v + 1]--;
     b->nempty[v + stride]--;
-    distinct_neighbour_heads(b, v, stride, heads);
+    gb_distinct_neighbour_heads(b, v, stride, heads);
     for (int d = 0; d < 4; d++) {
         if (heads[d] != GB_NULL_LOC)
             b->libs[heads[d]]--;
@@ -186,7 +169,7 @@ remove_string(gb_board *b, gb_loc h)
         b->nempty[s + 1]++;
         b->nempty[s + stride]++;
         gb_loc heads[4];
-        distinct_neighbour_heads(b, s, stride, heads);
+        gb_distinct_neighbour_heads(b, s, stride, heads);
         for (int d = 0; d < 4; d++) {
             /* Stones of the dying string still carry head h: skip them. */
             if (heads[d] != GB_NULL_LOC && heads[d] != h)

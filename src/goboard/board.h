@@ -64,6 +64,23 @@ gb_board_is_over(const gb_board *b)
     return b->passes >= 2 || b->resigned != GB_EMPTY;
 }
 
+/* Heads of the four neighbours of v with repeats and non-strings set to GB_NULL_LOC,
+ * so each neighbouring string appears once. */
+static inline void
+gb_distinct_neighbour_heads(const gb_board *b, gb_loc v, int stride, gb_loc heads[4])
+{
+    heads[0] = b->head[v - stride];
+    heads[1] = b->head[v - 1];
+    heads[2] = b->head[v + 1];
+    heads[3] = b->head[v + stride];
+    if (heads[1] == heads[0])
+        heads[1] = GB_NULL_LOC;
+    if (heads[2] == heads[0] || heads[2] == heads[1])
+        heads[2] = GB_NULL_LOC;
+    if (heads[3] == heads[0] || heads[3] == heads[1] || heads[3] == heads[2])
+        heads[3] = GB_NULL_LOC;
+}
+
 /* ---- Lifecycle -------------------------------------------------------------------- */
 
 /* Empty board of edge `size`, black to move. GB_ERR_SIZE (b untouched) if out of range. */

@@ -121,21 +121,6 @@ merge_logged(journal *j, gb_loc x, gb_loc y)
     set16(j, &b->next[small], next_big);
 }
 
-static inline void
-neighbour_heads(const gb_board *b, gb_loc v, int stride, gb_loc heads[4])
-{
-    heads[0] = b->head[v - stride];
-    heads[1] = b->head[v - 1];
-    heads[2] = b->head[v + 1];
-    heads[3] = b->head[v + stride];
-    if (heads[1] == heads[0])
-        heads[1] = GB_NULL_LOC;
-    if (heads[2] == heads[0] || heads[2] == heads[1])
-        heads[2] = GB_NULL_LOC;
-    if (heads[3] == heads[0] || heads[3] == heads[1] || heads[3] == heads[2])
-        heads[3] = GB_NULL_LOC;
-}
-
 static inline int
 remove_logged(journal *j, gb_loc h)
 {
@@ -152,7 +137,7 @@ remove_logged(journal *j, gb_loc h)
         add_nempty(j, &b->nempty[s + 1], 1);
         add_nempty(j, &b->nempty[s + stride], 1);
         gb_loc heads[4];
-        neighbour_heads(b, s, stride, heads);
+        gb_distinct_neighbour_heads(b, s, stride, heads);
         for (int d = 0; d < 4; d++) {
             if (heads[d] != GB_NULL_LOC && heads[d] != h)
                 set16(j, &b->libs[heads[d]], b->libs[heads[d]] + 1);
@@ -179,7 +164,7 @@ play_logged(reader *r, gb_loc v)
     b->ko_loc = GB_NULL_LOC;
 
     gb_loc heads[4];
-    neighbour_heads(b, v, stride, heads);
+    gb_distinct_neighbour_heads(b, v, stride, heads);
     set8(&j, &b->color[v], c);
     set16(&j, &b->head[v], v);
     set16(&j, &b->next[v], v);
