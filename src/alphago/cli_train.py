@@ -107,6 +107,31 @@ def _add_aux_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_step_options(p: argparse.ArgumentParser, steps: int, every: int) -> None:
+    p.add_argument(
+        "--steps", type=int, default=steps, help="training steps (default %(default)s)"
+    )
+    p.add_argument(
+        "--schedule",
+        choices=("constant", "cosine", "step"),
+        default="cosine",
+        help="learning-rate schedule (default cosine over --steps)",
+    )
+    p.add_argument(
+        "--val-every",
+        type=int,
+        default=every,
+        help="steps between validations (default %(default)s)",
+    )
+    p.add_argument(
+        "--checkpoint-every",
+        type=int,
+        default=every,
+        help="steps between checkpoints (a multiple of --log-every)",
+    )
+    p.add_argument("--log-every", type=int, default=100, help="steps per metrics line")
+
+
 def _add_optimizer_options(p: argparse.ArgumentParser, lr: float) -> None:
     p.add_argument(
         "--optimizer",
@@ -215,29 +240,13 @@ def add_training_commands(sub: Any) -> None:
     _add_net_options(sl)
     _add_optimizer_options(sl, 1e-3)
     _add_aux_options(sl)
-    sl.add_argument("--steps", type=int, default=20_000, help="steps (default 20000)")
-    sl.add_argument(
-        "--schedule",
-        choices=("constant", "cosine", "step"),
-        default="cosine",
-        help="learning-rate schedule (default cosine over --steps)",
-    )
+    _add_step_options(sl, 20_000, 1000)
     sl.add_argument(
         "--val-fraction",
         type=float,
         default=0.05,
         help="examples held out (default 0.05)",
     )
-    sl.add_argument(
-        "--val-every", type=int, default=1000, help="steps between validations"
-    )
-    sl.add_argument(
-        "--checkpoint-every",
-        type=int,
-        default=1000,
-        help="steps between checkpoints (a multiple of --log-every)",
-    )
-    sl.add_argument("--log-every", type=int, default=100, help="steps per metrics line")
     sl.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     rl = modes.add_parser(
@@ -377,7 +386,7 @@ def add_training_commands(sub: Any) -> None:
 
     from alphago.cli_train2016 import add_train2016_modes
 
-    add_train2016_modes(modes, _add_optimizer_options)
+    add_train2016_modes(modes, _add_optimizer_options, _add_step_options)
 
     from alphago.train.report import add_report_arguments
 

@@ -47,31 +47,6 @@ def _net_options(p: argparse.ArgumentParser, planes: str) -> None:
     )
 
 
-def _step_options(p: argparse.ArgumentParser, steps: int, every: int) -> None:
-    p.add_argument(
-        "--steps", type=int, default=steps, help="training steps (default %(default)s)"
-    )
-    p.add_argument(
-        "--schedule",
-        choices=("constant", "cosine", "step"),
-        default="cosine",
-        help="learning-rate schedule (default cosine over --steps)",
-    )
-    p.add_argument(
-        "--val-every",
-        type=int,
-        default=every,
-        help="steps between validations (default %(default)s)",
-    )
-    p.add_argument(
-        "--checkpoint-every",
-        type=int,
-        default=every,
-        help="steps between checkpoints (a multiple of --log-every)",
-    )
-    p.add_argument("--log-every", type=int, default=100, help="steps per metrics line")
-
-
 def _game_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
     p.add_argument(
@@ -100,9 +75,12 @@ def _game_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_train2016_modes(
-    modes: Any, optimizer_options: Callable[[argparse.ArgumentParser, float], None]
+    modes: Any,
+    optimizer_options: Callable[[argparse.ArgumentParser, float], None],
+    step_options: Callable[[argparse.ArgumentParser, int, int], None],
 ) -> None:
-    """Add ``policy``, ``policy-rl`` and ``value`` to ``alphago train``'s modes."""
+    """Add ``policy``, ``policy-rl`` and ``value`` to ``alphago train``'s modes (with
+    ``alphago train sl``'s optimiser and step options)."""
     pol = modes.add_parser(
         "policy",
         help="AlphaGo 2016: supervised policy network P_sigma from shards",
@@ -113,7 +91,7 @@ def add_train2016_modes(
     pol.add_argument("--data", nargs="+", metavar="SHARDS", help="shard files or dirs")
     _net_options(pol, "alphago48")
     optimizer_options(pol, 1e-3)
-    _step_options(pol, 20_000, 1000)
+    step_options(pol, 20_000, 1000)
     pol.add_argument(
         "--val-fraction",
         type=float,
@@ -187,7 +165,7 @@ def add_train2016_modes(
     val.add_argument("--rl", metavar="RLPOLICY", help="the RL policy P_rho")
     _net_options(val, "alphago49")
     optimizer_options(val, 1e-3)
-    _step_options(val, 5000, 500)
+    step_options(val, 5000, 500)
     val.add_argument(
         "--games", type=int, default=10_000, help="games = positions (default 10000)"
     )
