@@ -10,12 +10,15 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gtp_helpers import Collector, PipeWriter, fails, make_engine, ok, parse_info
 
 import goboard
+import search
 from alphago.gtp import DEFAULT_VERSION, Engine, serve
+from alphago.player import UCTPlayer
 
 
 class Session:
@@ -128,6 +131,36 @@ def test_lizzie_session() -> None:
         line = next(ln for ln in text.split("\n") if ln.startswith("info"))
         moves = parse_info(line)
         assert len(moves[-1]["ownership"]) == 361  # type: ignore[arg-type]
+        assert s.ask("name").endswith(" alphago\n\n")
+    finally:
+        s.close()
+
+
+class EndsJustAfterAReport(UCTPlayer):
+    """A search that sends one periodic report, then ends 30% of an interval later."""
+
+    def genmove(self, board: goboard.Board, **kwargs: Any) -> search.SearchResult:
+        every, on_result = kwargs.pop("every_seconds"), kwargs.pop("on_result")
+        result = super().genmove(board, **kwargs)
+        time.sleep(every)
+        on_result(result)
+        time.sleep(0.3 * every)
+        return result
+
+
+def test_the_final_report_keeps_the_cadence() -> None:
+    # CI caught a gap of 0.26 s in a 0.5 s stream: the final report went out as soon
+    # as the search ended, straight after a periodic one. It waits for the next tick.
+    player = EndsJustAfterAReport(search.UCTConfig(num_simulations=8), seed=1)
+    s = Session(Engine(player, board_size=9, komi=7.5))
+    try:
+        begin = time.monotonic()
+        s.start_stream("lz-analyze 50")
+        time.sleep(1.7)
+        stamps = s.out.info_times(begin)
+        assert len(stamps) >= 3, s.out.getvalue()
+        gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+        assert min(gaps) >= 0.49, gaps  # never sooner than the interval
         assert s.ask("name").endswith(" alphago\n\n")
     finally:
         s.close()

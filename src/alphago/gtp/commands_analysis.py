@@ -15,6 +15,8 @@ its budget in advance); its candidates lead with the move it would play.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -55,6 +57,7 @@ class _Reporter:
         self.e, self.ctx, self.args, self.kata = e, ctx, a, kata
         self.scores = MoveScores(board)
         self.ownership: NDArray[np.float64] | None = None
+        self.last = time.monotonic()  # when the latest line went out (or the start)
         if kata and a.ownership:
             self.ownership = e.player.ownership(board) * board.to_play
 
@@ -67,6 +70,7 @@ class _Reporter:
             line = format_lz(cands, size, self.args)
         if line:
             self.ctx.write(line + "\n")
+        self.last = time.monotonic()
 
 
 def _analysis_budget(e: Engine, ctx: Context) -> int | None:
@@ -96,6 +100,10 @@ def _analyze(e: Engine, args: list[str], ctx: Context, *, kata: bool) -> str:
         simulations=_analysis_budget(e, ctx),
         filters=a.filters,
     )
+    if ctx.wait and every is not None:
+        # Keep the GUI's cadence: the final numbers go out at the next tick, not
+        # straight after the last periodic line (unless the next command cuts in).
+        ctx.stop.wait(max(0.0, report.last + every - time.monotonic()))
     report(result)
     if ctx.wait:
         # The search is done (budget or tree full); the GUI still shows "pondering",
