@@ -453,7 +453,20 @@ GNUGO = shutil.which("gnugo") or shutil.which("/usr/games/gnugo")
 
 
 @pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed")
-def test_gnugo_evaluation(tmp_path: Path) -> None:
+def test_gnugo_evaluation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Fair scoring: GNU Go captures its dead stones before passing and an arbiter
+    # settles the rest (this loop once ran GNU Go without --capture-all-dead and
+    # counted by Tromp-Taylor: our net got the dead stones left in GNU Go's area).
+    import alphago.match as match
+
+    commands: list[str] = []
+    real = match.run_match
+
+    def spy(engine_a: str, engine_b: str, *args: Any, **kwargs: Any) -> Any:
+        commands.append(engine_b)
+        return real(engine_a, engine_b, *args, **kwargs)
+
+    monkeypatch.setattr(match, "run_match", spy)
     config = dataclasses.replace(
         CONFIG,
         iterations=1,
@@ -474,6 +487,8 @@ def test_gnugo_evaluation(tmp_path: Path) -> None:
     for path in games:
         record = read_sgf(path.read_bytes())
         assert record.size == SIZE and record.result
+        assert "scoring: arbiter (dead stones named by" in path.read_text()
+    assert len(commands) == 1 and "--capture-all-dead" in commands[0].split()
 
 
 @pytest.fixture(scope="module")

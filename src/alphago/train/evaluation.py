@@ -2,9 +2,12 @@
 
 The loop's in-process matches (gate, UCT baseline) are :mod:`alphago.train.arena`;
 GNU Go plays through GTP, so a network is matched against it as ``alphago gtp``
-processes refereed by :func:`alphago.match.run_match`. Both engines take the game's
-number as their seed (``{game}``): with one seed, a deterministic engine and GNU Go
-would play the same few games over and over.
+processes refereed by :func:`alphago.match.run_match`. GNU Go captures every dead stone
+before it passes (``--capture-all-dead``) and GNU Go as arbiter settles what is left
+before the area count: without both, GNU Go passes with our dead stones in its area,
+Tromp-Taylor gives them to us, and the figure flatters the net. Both engines take the
+game's number as their seed (``{game}``): with one seed, a deterministic engine and
+GNU Go would play the same few games over and over.
 """
 
 from __future__ import annotations
@@ -31,15 +34,23 @@ def gnugo_match(
     """The network in ``weights`` against GNU Go at ``level``: (wins, losses, ties)."""
     from ..data.gendata import gnugo_command
     from ..match import GAME_FIELD, run_match
+    from ..match.settle import Scoring
 
     ours = shlex.join(
         [sys.executable, "-m", "alphago.cli", "gtp", "--size", str(size)]
         + ["--komi", f"{komi:g}", "--weights", str(weights)]
         + ["--simulations", str(simulations), "--threads", "1", "--seed", GAME_FIELD]
     )
-    theirs = gnugo_command(level, GAME_FIELD)
+    theirs = gnugo_command(level, GAME_FIELD, capture_all_dead=True)
     result = run_match(
-        ours, theirs, games, size=size, komi=komi, parallel=parallel, sgf_dir=sgf_dir
+        ours,
+        theirs,
+        games,
+        size=size,
+        komi=komi,
+        parallel=parallel,
+        sgf_dir=sgf_dir,
+        scoring=Scoring.auto(),
     )
     wins = sum(g.a_points == 1.0 for g in result.games)
     ties = sum(g.a_points == 0.5 for g in result.games)
