@@ -51,6 +51,16 @@ class Session:
         self.out.wait_for_after(start, "info move", timeout)
         return start
 
+    def report_gaps(self, command: str, seconds: float) -> list[float]:
+        """Start an analysis stream, watch it for ``seconds``: the seconds between
+        its report lines (at least two gaps)."""
+        begin = time.monotonic()
+        self.start_stream(command)
+        time.sleep(seconds)
+        stamps = self.out.info_times(begin)
+        assert len(stamps) >= 3, self.out.getvalue()
+        return [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+
     def close(self) -> None:
         self.pipe.send("quit\n")
         self.thread.join(timeout=10)
@@ -106,12 +116,7 @@ def test_lizzie_session() -> None:
             assert s.ask(command).startswith("=")
         # lz-analyze 50: a report every 0.5 s, and the stream goes on after the
         # search budget (40) is spent: Lizzie keeps showing "pondering".
-        begin = time.monotonic()
-        s.start_stream("lz-analyze 50")
-        time.sleep(1.8)
-        stamps = s.out.info_times(begin)
-        assert len(stamps) >= 3, s.out.getvalue()
-        gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+        gaps = s.report_gaps("lz-analyze 50", seconds=1.8)
         assert min(gaps) > 0.3 and max(gaps) < 1.0, gaps
         # A play batch during analysis: the stream closes at once, then each answer.
         sent = time.monotonic()
@@ -154,12 +159,7 @@ def test_the_final_report_keeps_the_cadence() -> None:
     player = EndsJustAfterAReport(search.UCTConfig(num_simulations=8), seed=1)
     s = Session(Engine(player, board_size=9, komi=7.5))
     try:
-        begin = time.monotonic()
-        s.start_stream("lz-analyze 50")
-        time.sleep(1.7)
-        stamps = s.out.info_times(begin)
-        assert len(stamps) >= 3, s.out.getvalue()
-        gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+        gaps = s.report_gaps("lz-analyze 50", seconds=1.7)
         assert min(gaps) >= 0.49, gaps  # never sooner than the interval
         assert s.ask("name").endswith(" alphago\n\n")
     finally:
