@@ -10,9 +10,12 @@ from match_fakes import fake_engine
 
 import goboard
 from alphago.match import run_match
+from alphago.match.settle import Scoring
 from alphago.sgf import read_sgf, replay
 
 GNUGO = "/usr/games/gnugo"
+# The fake engines keep no dead stones worth settling: the board counts as it stands.
+AS_IT_STANDS = Scoring()
 
 
 def test_colours_alternate_and_sgfs_are_written(tmp_path: Path) -> None:
@@ -26,6 +29,7 @@ def test_colours_alternate_and_sgfs_are_written(tmp_path: Path) -> None:
         parallel=2,
         sgf_dir=tmp_path / "sgf",
         on_game=lambda game, done: seen.append(done),
+        scoring=AS_IT_STANDS,
     )
     assert sorted(seen) == [1, 2, 3, 4]
     assert [g.index for g in result.games] == [0, 1, 2, 3]
@@ -53,16 +57,19 @@ def test_colours_alternate_and_sgfs_are_written(tmp_path: Path) -> None:
 def test_bad_arguments(tmp_path: Path) -> None:
     p = fake_engine(tmp_path, "pass")
     with pytest.raises(ValueError, match="games"):
-        run_match(p, p, 0)
+        run_match(p, p, 0, scoring=AS_IT_STANDS)
     with pytest.raises(ValueError, match="parallel"):
-        run_match(p, p, 2, parallel=0)
+        run_match(p, p, 2, parallel=0, scoring=AS_IT_STANDS)
     with pytest.raises(ValueError):
-        run_match(p, p, 2, size=1)
+        run_match(p, p, 2, size=1, scoring=AS_IT_STANDS)
+    # No count by default: a silent Tromp-Taylor once flattered our GNU Go figures.
+    with pytest.raises(TypeError, match="scoring"):
+        run_match(p, p, 2)  # type: ignore[call-arg]
 
 
 @pytest.mark.skipif(not os.path.exists(GNUGO), reason="GNU Go is not installed")
 def test_a_game_against_gnugo(tmp_path: Path) -> None:
-    gnugo = f"{GNUGO} --mode gtp --chinese-rules --level 1"
+    gnugo = f"{GNUGO} --mode gtp --chinese-rules --capture-all-dead --level 1"
     result = run_match(
         fake_engine(tmp_path, "random", 5),
         gnugo,
@@ -71,6 +78,7 @@ def test_a_game_against_gnugo(tmp_path: Path) -> None:
         parallel=2,
         sgf_dir=tmp_path,
         move_timeout=30,
+        scoring=AS_IT_STANDS,
     )
     for game in result.games:
         out = game.outcome
@@ -87,9 +95,9 @@ def test_a_game_against_gnugo(tmp_path: Path) -> None:
 def test_commands_are_checked_before_any_game(tmp_path: Path) -> None:
     p = fake_engine(tmp_path, "pass")
     with pytest.raises(ValueError, match="engine A: program not found"):
-        run_match("/nonexistent/engine --gtp", p, 2)
+        run_match("/nonexistent/engine --gtp", p, 2, scoring=AS_IT_STANDS)
     with pytest.raises(ValueError, match="engine B: bad command line"):
-        run_match(p, "gnugo 'unclosed", 2)
+        run_match(p, "gnugo 'unclosed", 2, scoring=AS_IT_STANDS)
 
 
 def test_game_numbers_in_command_lines_vary_deterministic_engines(
@@ -97,8 +105,8 @@ def test_game_numbers_in_command_lines_vary_deterministic_engines(
 ) -> None:
     fixed = fake_engine(tmp_path, "random", seed=3)
     per_game = fixed[: -len(" 3")] + " {game}"  # the fake's seed argument
-    same = run_match(fixed, fixed, 4, size=5)
-    varied = run_match(per_game, fixed, 4, size=5)
+    same = run_match(fixed, fixed, 4, size=5, scoring=AS_IT_STANDS)
+    varied = run_match(per_game, fixed, 4, size=5, scoring=AS_IT_STANDS)
     # One engine and seed on both sides: every game repeats move for move.
     assert same.games[0].outcome.moves == same.games[2].outcome.moves
     assert "distinct games: 1 of 4" in same.report()

@@ -430,8 +430,11 @@ def test_cli_refuses_bad_pooling_blocks(
 def test_gnugo_capture_all_dead_switch() -> None:
     from alphago.data.gendata import GenConfig, gnugo_command
 
-    assert "--capture-all-dead" in gnugo_command(1, 0, "gnugo", capture_all_dead=True)
-    assert "--capture-all-dead" not in gnugo_command(1, 0, "gnugo")
+    fair = gnugo_command(1, 0, "gnugo", capture_all_dead=True)
+    teacher = gnugo_command(1, 0, "gnugo", capture_all_dead=False)
+    assert "--capture-all-dead" in fair and "--capture-all-dead" not in teacher
+    with pytest.raises(TypeError, match="capture_all_dead"):
+        gnugo_command(1, 0, "gnugo")  # type: ignore[call-arg]  # every caller chooses
     assert not GenConfig().capture_all_dead
 
 

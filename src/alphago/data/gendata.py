@@ -149,11 +149,12 @@ def gnugo_command(
     seed: int | str = 0,
     gnugo: str | None = None,
     *,
-    capture_all_dead: bool = False,
+    capture_all_dead: bool,
 ) -> str:
     """The GTP command line of GNU Go at ``level`` with Chinese rules (``seed`` may
     be ``alphago.match``'s ``{game}`` field), capturing every dead stone before it
-    passes with ``capture_all_dead``."""
+    passes with ``capture_all_dead``. No default: a match counted by area needs it
+    (without it GNU Go passes with dead stones on the board), teacher games may not."""
     program = gnugo or find_gnugo()
     extra = ["--capture-all-dead"] if capture_all_dead else []
     return shlex.join(

@@ -15,7 +15,7 @@ import shutil
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import goboard
@@ -53,8 +53,8 @@ class MatchResult:
 
     a: str
     b: str
-    games: list[MatchGame] = field(default_factory=list)
-    scoring: Scoring = field(default_factory=Scoring)
+    games: list[MatchGame]
+    scoring: Scoring
 
     def elo(self) -> EloEstimate:
         """A's Elo difference over B (ValueError if no games were played)."""
@@ -151,7 +151,7 @@ def run_match(
     max_moves: int | None = None,
     move_timeout: float = 60.0,
     on_game: Callable[[MatchGame, int], None] | None = None,
-    scoring: Scoring | None = None,
+    scoring: Scoring,
 ) -> MatchResult:
     """Play ``games`` games between two engine command lines.
 
@@ -166,9 +166,12 @@ def run_match(
         max_moves, move_timeout: As in :func:`play_game`.
         on_game: Called with each finished game and the number finished so far (from
             worker threads, one at a time).
-        scoring: How dead stones are settled before counting (default: plain
-            Tromp-Taylor; ``alphago eval`` defaults to an arbiter, see
-            :mod:`alphago.match.settle`).
+        scoring: How dead stones are settled before counting, see
+            :mod:`alphago.match.settle`. Required: a silent Tromp-Taylor default once
+            let GNU Go matches count its opponent's dead stones as alive (README,
+            "Its strength"), so every caller says which count is fair for its players
+            (``Scoring.auto()`` for an outside engine, ``Scoring()`` for engines that
+            capture their dead stones).
 
     Returns:
         The games in order of their number.
@@ -182,7 +185,6 @@ def run_match(
     if parallel < 1:
         raise ValueError(f"parallel must be >= 1, not {parallel}")
     check_size(size)
-    scoring = Scoring() if scoring is None else scoring
     for label, command in (("A", engine_a), ("B", engine_b)):
         _check_command(label, command)
     if scoring.arbiter is not None:
