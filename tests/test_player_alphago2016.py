@@ -181,3 +181,74 @@ def test_the_shipped_9x9_nets_play_out_of_the_box() -> None:
     e = Engine(player, 9, players=choice.player_for)
     move = goboard.coords.from_gtp(ok(e, "genmove b"), 9)
     assert 0 <= move < 81
+
+
+# ---- the Zero net's search with rollouts mixed into its leaf values ----------------
+
+
+def test_the_zero_net_mixes_pattern_rollouts_into_its_values(
+    files: dict[str, Path],
+) -> None:
+    """``--weights ZERO --mix-lambda 0.5 --rollout-weights FILE``: the Zero net gives
+    priors and values, the rollouts are mixed in as the 2016 search does."""
+    log: list[str] = []
+    zero = str(files["zero"])
+    mixed = PlayerSpec(
+        simulations=16,
+        weights=zero,
+        mix_lambda=0.5,
+        rollout_weights=str(files["rollout"]),
+    )
+    player = PlayerChoice(mixed, log.append).player_for(SIZE)
+    assert isinstance(player, SearchPlayer)
+    assert type(player.config) is search.AlphaGo2016Config
+    assert player.config.mix_lambda == 0.5 and player.config.num_simulations == 16
+    assert isinstance(player.rollout, search.PatternRollouts)
+    assert f"PUCT over {zero}" in log[0]
+    assert f"leaf values mixed with pattern rollouts {files['rollout']}" in log[0]
+    assert "(lambda 0.5)" in log[0]
+    board = goboard.Board(SIZE)
+    result = player.genmove(board)
+    assert board.is_legal(result.move) and result.visits.sum() >= 16
+    # No rollout policy ships for 5x5: the search's uniform playouts stand in.
+    log.clear()
+    uniform = PlayerSpec(simulations=16, weights=zero, mix_lambda=1.0)
+    player = PlayerChoice(uniform, log.append).player_for(SIZE)
+    assert isinstance(player, SearchPlayer) and player.rollout is None
+    assert isinstance(player.config, search.AlphaGo2016Config)
+    assert "uniform random playouts (no rollout policy ships" in log[0]
+    # Lambda 0 is the plain Zero search.
+    plain = PlayerSpec(simulations=16, weights=zero, mix_lambda=0.0)
+    player = PlayerChoice(plain, [].append).player_for(SIZE)
+    assert isinstance(player, SearchPlayer) and player.rollout is None
+    assert type(player.config) is search.SearchConfig
+
+
+def test_the_shipped_zero_net_takes_the_shipped_rollouts() -> None:
+    log: list[str] = []
+    choice = PlayerChoice(PlayerSpec(simulations=16, mix_lambda=0.5), log.append)
+    player = choice.player_for(9)
+    assert isinstance(player, SearchPlayer)
+    assert isinstance(player.rollout, search.PatternRollouts)
+    assert "the shipped network alphago-9x9.pt" in log[0]
+    assert "the shipped pattern rollouts rollout-9x9.npz (lambda 0.5)" in log[0]
+    e = Engine(player, 9, players=choice.player_for)
+    assert 0 <= goboard.coords.from_gtp(ok(e, "genmove b"), 9) < 81
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"rollout_weights": "r.npz"}, "needs --mix-lambda above 0"),
+        ({"rollout_weights": "r.npz", "mix_lambda": 0.0}, "needs --mix-lambda"),
+        ({"mix_lambda": 0.5, "search": "gumbel"}, "excludes --uct and --search"),
+        ({"mix_lambda": 0.5, "uct": True}, "excludes --uct and --search"),
+        ({"value_net": "v.pt"}, "need --engine alphago2016"),
+        ({"mix_lambda": -0.5}, "must be in"),
+    ],
+)
+def test_the_zero_engine_checks_its_mixing_options(
+    changes: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        PlayerSpec(**changes)  # type: ignore[arg-type]

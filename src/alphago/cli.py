@@ -141,16 +141,18 @@ def _add_player_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--rollout-weights",
         metavar="FILE",
-        help="with --engine alphago2016: the pattern rollout policy (alphago train "
-        "rollout); without one, rollouts are uniform random playouts",
+        help="the pattern rollout policy (alphago train rollout) whose outcomes "
+        "--mix-lambda mixes into leaf values; default: the one shipped for the "
+        "board size, else uniform random playouts",
     )
     p.add_argument(
         "--mix-lambda",
         type=float,
         default=None,
         metavar="L",
-        help="with --engine alphago2016: leaf value (1 - L) * value net + L * "
-        "rollout outcome (default 0.5; 0: value net only, 1: rollouts only)",
+        help="leaf value (1 - L) * value net + L * rollout outcome; 0: value net "
+        "only, 1: rollouts only (default 0.5 with --engine alphago2016, 0 with "
+        "zero, whose network's value head then meets pattern rollouts)",
     )
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument(

@@ -26,6 +26,13 @@ sizes are refused, as for ``--weights``. Without rollout weights the rollouts ar
 uniform random playouts; a lambda of 0 plays no rollouts, and a lambda of 1 needs no
 value net (:mod:`alphago.nets.nets2016`).
 
+``--mix-lambda L`` above 0 with the Zero engine mixes rollouts into the network's own
+search the same way: PUCT over the network's priors, leaf values (1 - L) * its value
+head + L * a rollout's outcome (``search.AlphaGo2016`` with one net for both parts),
+the rollouts by ``--rollout-weights`` or the pattern policy shipped for the size, else
+uniform random playouts. The Zero nets' value heads learned from few game results;
+the rollouts make up for that as they do for the 2016 value net (README).
+
 Each choice is announced once on the log stream (stderr), so a GUI's engine log says
 what is playing.
 """
@@ -93,13 +100,23 @@ class PlayerSpec:
             raise ValueError(
                 f"--engine must be zero or alphago2016, not {self.engine!r}"
             )
-        files_2016 = (self.policy_net, self.value_net, self.rollout_weights)
         if self.engine == "zero" and (
-            any(f is not None for f in files_2016) or self.mix_lambda is not None
+            self.policy_net is not None or self.value_net is not None
+        ):
+            raise ValueError("--policy-net and --value-net need --engine alphago2016")
+        if self.engine == "zero" and self.rollout_weights and not self.mix_lambda:
+            raise ValueError(
+                "--rollout-weights with --engine zero needs --mix-lambda above 0 "
+                "(the Zero search plays no rollouts without it)"
+            )
+        if (
+            self.engine == "zero"
+            and self.mix_lambda
+            and (self.uct or self.search != "puct")
         ):
             raise ValueError(
-                "--policy-net, --value-net, --rollout-weights and --mix-lambda need "
-                "--engine alphago2016"
+                "--mix-lambda with --engine zero mixes rollouts into the network's "
+                "PUCT search: it excludes --uct and --search gumbel"
             )
         if self.engine == "alphago2016" and (
             self.uct or self.weights is not None or self.search != "puct"
@@ -213,7 +230,7 @@ class PlayerChoice:
                     f"unacceptable size: --weights {spec.weights} is a {n}x{n} network"
                 )
             what = f"{self._search_name()} over {spec.weights} ({_shape(net)})"
-            return self._network_player(net, size), what
+            return self._network_player(net, size), what + self._mixed(size)
         shipped = shipped_weights(size)
         if shipped is None:
             what = "plain UCT with random playouts (no network ships for this size"
@@ -223,7 +240,7 @@ class PlayerChoice:
         net = _load(shipped, spec.device)
         name = self._search_name()
         what = f"{name} over the shipped network {shipped.name} ({_shape(net)})"
-        return self._network_player(net, size), what
+        return self._network_player(net, size), what + self._mixed(size)
 
     def _nets_2016(self) -> Nets2016:
         """The --policy-net/--value-net/--rollout-weights files, loaded once."""
@@ -326,6 +343,15 @@ class PlayerChoice:
         config: search.SearchConfig | search.GumbelConfig
         if spec.search == "gumbel":
             config = self._gumbel_config(batch, nodes)
+        elif spec.mix_lambda:
+            config = search.AlphaGo2016Config(
+                num_simulations=spec.simulations,
+                leaves_per_batch=batch,
+                max_nodes=nodes,
+                mix_lambda=spec.mix_lambda,
+            )
+            rollout = self._zero_rollout(size)
+            return SearchPlayer(evaluator, config, seed=spec.seed, rollout=rollout)
         else:
             config = search.SearchConfig(
                 num_simulations=spec.simulations,
@@ -333,6 +359,37 @@ class PlayerChoice:
                 max_nodes=nodes,
             )
         return SearchPlayer(evaluator, config, seed=spec.seed)
+
+    def _zero_rollout(self, size: int) -> search.RolloutPolicy | None:
+        """The pattern rollouts mixed into the Zero search's leaf values: the
+        --rollout-weights file, else the one shipped for the size, else None (the
+        search's uniform random playouts)."""
+        from alphago.nets.nets2016 import shipped_rollout
+        from alphago.rollout_weights import load_rollout_policy
+        from search import PatternRollouts
+
+        given = self.spec.rollout_weights
+        path = Path(given) if given is not None else shipped_rollout(size)
+        if path is None:
+            return None
+        return PatternRollouts(load_rollout_policy(path), 1, self.spec.seed)
+
+    def _mixed(self, size: int) -> str:
+        """What the announcement adds for a Zero search mixed with rollouts."""
+        from alphago.nets.nets2016 import shipped_rollout
+
+        mix = self.spec.mix_lambda
+        if not mix:
+            return ""
+        given = self.spec.rollout_weights
+        shipped = shipped_rollout(size)
+        if given is not None:
+            source = f"pattern rollouts {given}"
+        elif shipped is not None:
+            source = f"the shipped pattern rollouts {shipped.name}"
+        else:
+            source = "uniform random playouts (no rollout policy ships for this size)"
+        return f", leaf values mixed with {source} (lambda {mix:g})"
 
     def _gumbel_config(self, batch: int, nodes: int) -> search.GumbelConfig:
         spec = self.spec

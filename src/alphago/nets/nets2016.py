@@ -49,18 +49,20 @@ class Shipped2016:
     rollout: Path | None
 
 
+def shipped_rollout(size: int) -> Path | None:
+    """The pattern rollout policy shipped for ``size`` x ``size``, or None."""
+    path = SHIPPED_DIR / f"rollout-{size}x{size}.npz"
+    return path if path.is_file() else None
+
+
 def shipped_2016(size: int) -> Shipped2016 | None:
     """The 2016 files shipped for ``size`` x ``size``, or None without a policy."""
     policy = SHIPPED_DIR / f"alphago2016-{size}x{size}-policy.pt"
     if not policy.is_file():
         return None
     value = SHIPPED_DIR / f"alphago2016-{size}x{size}-value.pt"
-    rollout = SHIPPED_DIR / f"rollout-{size}x{size}.npz"
-    return Shipped2016(
-        policy,
-        value if value.is_file() else None,
-        rollout if rollout.is_file() else None,
-    )
+    value_file = value if value.is_file() else None
+    return Shipped2016(policy, value_file, shipped_rollout(size))
 
 
 @dataclass(frozen=True, slots=True)
