@@ -217,23 +217,44 @@ def test_the_zero_net_mixes_pattern_rollouts_into_its_values(
     assert isinstance(player, SearchPlayer) and player.rollout is None
     assert isinstance(player.config, search.AlphaGo2016Config)
     assert "uniform random playouts (no rollout policy ships" in log[0]
-    # Lambda 0 is the plain Zero search.
-    plain = PlayerSpec(simulations=16, weights=zero, mix_lambda=0.0)
-    player = PlayerChoice(plain, [].append).player_for(SIZE)
-    assert isinstance(player, SearchPlayer) and player.rollout is None
-    assert type(player.config) is search.SearchConfig
+    # Lambda 0 is the plain Zero search, and so is a --weights net by default.
+    for plain in (
+        PlayerSpec(simulations=16, weights=zero, mix_lambda=0.0),
+        PlayerSpec(simulations=16, weights=zero),
+    ):
+        player = PlayerChoice(plain, [].append).player_for(SIZE)
+        assert isinstance(player, SearchPlayer) and player.rollout is None
+        assert type(player.config) is search.SearchConfig
 
 
-def test_the_shipped_zero_net_takes_the_shipped_rollouts() -> None:
-    log: list[str] = []
-    choice = PlayerChoice(PlayerSpec(simulations=16, mix_lambda=0.5), log.append)
-    player = choice.player_for(9)
-    assert isinstance(player, SearchPlayer)
-    assert isinstance(player.rollout, search.PatternRollouts)
-    assert "the shipped network alphago-9x9.pt" in log[0]
-    assert "the shipped pattern rollouts rollout-9x9.npz (lambda 0.5)" in log[0]
+def test_the_shipped_zero_net_mixes_the_shipped_rollouts_by_default() -> None:
+    """On 9x9 the shipped net's PUCT mixes in the shipped rollouts at lambda 0.5 (the
+    measured winner) unless --mix-lambda says otherwise; Gumbel search never mixes."""
+    from alphago.player_choice import SHIPPED_MIX
+
+    assert SHIPPED_MIX == 0.5
+    for mix in (None, 0.5):
+        log: list[str] = []
+        choice = PlayerChoice(PlayerSpec(simulations=16, mix_lambda=mix), log.append)
+        player = choice.player_for(9)
+        assert isinstance(player, SearchPlayer)
+        assert isinstance(player.config, search.AlphaGo2016Config)
+        assert player.config.mix_lambda == 0.5
+        assert isinstance(player.rollout, search.PatternRollouts)
+        assert "the shipped network alphago-9x9.pt" in log[0]
+        assert "the shipped pattern rollouts rollout-9x9.npz (lambda 0.5)" in log[0]
     e = Engine(player, 9, players=choice.player_for)
     assert 0 <= goboard.coords.from_gtp(ok(e, "genmove b"), 9) < 81
+    log.clear()
+    plain = PlayerChoice(PlayerSpec(simulations=16, mix_lambda=0.0), log.append)
+    player = plain.player_for(9)
+    assert isinstance(player, SearchPlayer) and player.rollout is None
+    assert type(player.config) is search.SearchConfig
+    assert "mixed" not in log[0]
+    gumbel = PlayerChoice(PlayerSpec(simulations=16, search="gumbel"), [].append)
+    player = gumbel.player_for(9)
+    assert isinstance(player, SearchPlayer) and player.rollout is None
+    assert isinstance(player.config, search.GumbelConfig)
 
 
 @pytest.mark.parametrize(
