@@ -54,7 +54,8 @@ def test_empty_batch() -> None:
 def test_average_equals_manual_transforms() -> None:
     model = tiny_net(9, "lz18", blocks=2)
     positions = positions_of(_boards(9)[:3])
-    priors, values = NetEvaluator(model, symmetries="average").evaluate(positions)
+    ev = NetEvaluator(model, symmetries="average", precision="fp32")
+    priors, values = ev.evaluate(positions)
     want_p, want_v = manual_average(model, positions, "lz18")
     np.testing.assert_allclose(priors, want_p, atol=1e-5)
     np.testing.assert_allclose(values, want_v, atol=1e-5)
@@ -76,7 +77,8 @@ def test_symmetries_matter_and_are_seeded() -> None:
 
 @pytest.mark.parametrize("symmetries", ["none", "average"])
 def test_batch_equals_single(symmetries: str) -> None:
-    ev = NetEvaluator(tiny_net(9), symmetries=symmetries)
+    # fp32: in bf16 (the default on CPUs with AMX) calls below 4 rows run in fp32.
+    ev = NetEvaluator(tiny_net(9), symmetries=symmetries, precision="fp32")
     positions = positions_of(_boards(9))
     priors, values = ev.evaluate(positions)
     for i in range(len(positions)):
@@ -137,7 +139,9 @@ def test_ownership_is_from_blacks_view() -> None:
     boards = _boards(9)[1:3]  # White to move after 5 moves, Black after 30
     assert [b.to_play for b in boards] == [goboard.WHITE, goboard.BLACK]
     positions = positions_of(boards)
-    owner = NetEvaluator(model, symmetries="none").ownership(positions)
+    owner = NetEvaluator(model, symmetries="none", precision="fp32").ownership(
+        positions
+    )
     planes = positions.pool.features(positions.slots, "agz17")
     with torch.no_grad():
         _, _, raw = model(torch.from_numpy(planes))
@@ -145,7 +149,8 @@ def test_ownership_is_from_blacks_view() -> None:
     np.testing.assert_allclose(owner[0], -raw[0].numpy(), atol=1e-6)
     np.testing.assert_allclose(owner[1], raw[1].numpy(), atol=1e-6)
     # The average maps each transform back: equal to the slow computation.
-    average = NetEvaluator(model, symmetries="average").ownership(positions)
+    ev = NetEvaluator(model, symmetries="average", precision="fp32")
+    average = ev.ownership(positions)
     sym = goboard.symmetries
     want = np.zeros_like(average)
     for s in range(8):

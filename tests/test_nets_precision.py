@@ -95,7 +95,7 @@ def _boards(size: int = 9) -> list[goboard.Board]:
 
 def test_uint8_and_float_planes_give_identical_outputs() -> None:
     model = tiny_net(9, "lz18", blocks=2, ownership=True)
-    ev = NetEvaluator(model, symmetries="none")
+    ev = NetEvaluator(model, symmetries="none", precision="fp32")
     boards = _boards()
     planes = goboard.features_batch(boards, "lz18")
     small = goboard.features_batch(boards, "lz18", dtype=np.uint8)
@@ -148,7 +148,7 @@ def test_device_side_symmetries_match_numpy(symmetries: str | int) -> None:
     # pins the grouping by transform, the gather and the row order coming back.
     model = tiny_net(9, "agz17", blocks=1, ownership=True)
     positions = positions_of(_boards())
-    ev = NetEvaluator(model, symmetries=symmetries, seed=7)
+    ev = NetEvaluator(model, symmetries=symmetries, seed=7, precision="fp32")
     priors, values = ev.evaluate(positions)
     ref_p, ref_v, ref_o = _reference(model, positions, "agz17")
     if symmetries == "none":
@@ -180,30 +180,75 @@ def test_device_side_symmetries_match_numpy(symmetries: str | int) -> None:
 
 
 def test_buffers_are_reused_and_grow() -> None:
-    ev = NetEvaluator(tiny_net(9), symmetries="average")
+    ev = NetEvaluator(tiny_net(9), symmetries="average", precision="fp32")
     boards = _boards()
     ev.evaluate(positions_of(boards[:2]))
-    host, inputs = ev._host, ev._inputs
-    assert host is not None and inputs is not None
-    assert host.dtype == torch.uint8 and inputs.dtype == torch.float32
+    host, inputs = ev._host, ev._inputs[torch.float32]
+    assert host is not None and list(ev._inputs) == [torch.float32]
+    assert host.dtype == torch.uint8
     assert inputs.is_contiguous(memory_format=torch.channels_last)
     assert tuple(host.shape) == (2, 17, 9, 9) and inputs.shape[0] == 16
     ev.evaluate(positions_of(boards[:2]))
-    assert ev._host is host and ev._inputs is inputs  # same storage, no new buffers
+    assert ev._host is host and ev._inputs[torch.float32] is inputs  # no new buffers
     ev.evaluate(positions_of(boards))
     assert ev._host is not host and ev._host is not None
-    assert ev._host.shape[0] == 5 and ev._inputs is not None
-    assert ev._inputs.shape[0] == 40
+    assert ev._host.shape[0] == 5
+    assert ev._inputs[torch.float32].shape[0] == 40
 
 
 def test_bf16_buffers_and_repr() -> None:
     ev = NetEvaluator(tiny_net(9), precision="bf16", symmetries="none")
     priors, values = ev.evaluate(positions_of(_boards()))
     assert priors.dtype == np.float32 and values.dtype == np.float32
-    assert ev._inputs is not None and ev._inputs.dtype == torch.bfloat16
+    assert list(ev._inputs) == [torch.bfloat16]
     assert "precision=bf16" in repr(ev)
     assert ev.precision == "bf16"
-    assert NetEvaluator(tiny_net(9)).precision == "fp32"
+
+
+@pytest.mark.parametrize("amx", [True, False])
+def test_inference_defaults_to_bf16_on_cpus_with_amx(
+    monkeypatch: pytest.MonkeyPatch, amx: bool
+) -> None:
+    monkeypatch.setattr(prec, "cpu_has_amx_bf16", lambda: amx)
+    want = "bf16" if amx else "fp32"
+    assert prec.resolve_precision(None, CPU, inference=True) == want
+    assert prec.resolve_precision("auto", CPU, inference=True) == want
+    assert NetEvaluator(tiny_net(9)).precision == want
+    # Training keeps float32 on the CPU, AMX or not, as do explicit choices.
+    assert prec.resolve_precision(None, CPU) == "fp32"
+    assert _learner(None).precision == "fp32"
+    assert NetEvaluator(tiny_net(9), precision="fp32").precision == "fp32"
+
+
+def test_amx_probe_is_a_bool_and_false_without_torchs_probe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert isinstance(prec.cpu_has_amx_bf16(), bool)
+    monkeypatch.delattr(torch.cpu, "_is_amx_tile_supported", raising=False)
+    assert prec.cpu_has_amx_bf16() is False
+
+
+def test_cpu_bf16_runs_small_calls_in_fp32() -> None:
+    from alphago.nets.evaluator import CPU_BF16_MIN_ROWS
+
+    model = tiny_net(9, blocks=2)
+    boards = _boards()
+    assert len(boards) >= CPU_BF16_MIN_ROWS
+    fp32 = NetEvaluator(model, symmetries="none", precision="fp32")
+    bf16 = NetEvaluator(model, symmetries="none", precision="bf16")
+    small = positions_of(boards[: CPU_BF16_MIN_ROWS - 1])
+    large = positions_of(boards)
+    # Below the threshold: float32, the same numbers bit for bit.
+    for got, want in zip(bf16.evaluate(small), fp32.evaluate(small), strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert list(bf16._inputs) == [torch.float32]
+    # At or above it: bfloat16, close to float32 but not equal.
+    p16, v16 = bf16.evaluate(large)
+    p32, v32 = fp32.evaluate(large)
+    assert torch.bfloat16 in bf16._inputs
+    assert not np.array_equal(v16, v32)
+    np.testing.assert_allclose(p16, p32, atol=0.05)
+    np.testing.assert_allclose(v16, v32, atol=0.05)
 
 
 def _selfplay_positions(games: int, moves: int, seed: int) -> list[goboard.Board]:
@@ -235,7 +280,9 @@ def test_bf16_agrees_with_fp32_on_the_shipped_net() -> None:
     assert len(boards) > 500
     positions = positions_of(boards)
     model = load_weights(path)
-    p32, v32 = NetEvaluator(model, symmetries="none").evaluate(positions)
+    p32, v32 = NetEvaluator(model, symmetries="none", precision="fp32").evaluate(
+        positions
+    )
     p16, v16 = NetEvaluator(model, symmetries="none", precision="bf16").evaluate(
         positions
     )

@@ -17,6 +17,7 @@ import alphago.train.rl as rl_module  # noqa: E402
 import alphago.train.selfplay as selfplay_module  # noqa: E402
 from alphago.cli import main  # noqa: E402
 from alphago.nets import NetEvaluator  # noqa: E402
+from alphago.nets.precision import default_precision  # noqa: E402
 from alphago.nets.weights import weights_bytes  # noqa: E402
 from alphago.train.learner import TrainConfig  # noqa: E402
 from alphago.train.rl import RLConfig, train_rl  # noqa: E402
@@ -50,10 +51,11 @@ def test_play_games_builds_its_evaluator_on_the_device(
     spy = _Spy()
     monkeypatch.setattr(selfplay_module, "NetEvaluator", spy)
     model = tiny_net(SIZE, blocks=1, filters=8)
-    fp32 = play_games(model, CONFIG, 4, seed=3, device="cpu")
+    auto = play_games(model, CONFIG, 4, seed=3, device="cpu")
     bf16 = play_games(model, CONFIG, 4, seed=3, device="cpu", precision="bf16")
-    assert spy.made == [("cpu", "fp32"), ("cpu", "bf16")]
-    assert len(fp32.records) == len(bf16.records) == 4
+    default = default_precision(torch.device("cpu"), inference=True)
+    assert spy.made == [("cpu", default), ("cpu", "bf16")]
+    assert len(auto.records) == len(bf16.records) == 4
     assert len(bf16.examples) == bf16.moves > 0
     # Same seed, same device and precision: the same games.
     again = play_games(model, CONFIG, 4, seed=3, device="cpu", precision="bf16")

@@ -162,7 +162,8 @@ def _add_optimizer_options(p: argparse.ArgumentParser, lr: float) -> None:
         "--precision",
         choices=("auto", "fp32", "bf16", "fp16"),
         default="auto",
-        help="network arithmetic: auto (bf16 on CUDA, fp32 on CPU), fp32, bf16 "
+        help="network arithmetic: auto (bf16 on CUDA; on the CPU fp32 for "
+        "training, bf16 for games' network calls where the CPU has AMX), fp32, bf16 "
         "(autocast) or fp16 (CUDA only; loss scaling, skipped steps in the metrics)",
     )
     p.add_argument("--threads", type=int, default=None, help="torch threads")

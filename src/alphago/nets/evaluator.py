@@ -42,9 +42,14 @@ from .graphs import GraphedForward, graphs_wanted
 from .model import PolicyValueNet
 from .precision import autocast, compute_dtype, resolve_device, resolve_precision
 
-__all__ = ["NetEvaluator"]
+__all__ = ["CPU_BF16_MIN_ROWS", "NetEvaluator"]
 
 _MODES = {"none": 0, "random": 1, "average": 8}
+
+#: The fewest rows a CPU call runs in bf16: measured with one thread and the shipped
+#: 4x48 9x9 net on an AMX CPU, bf16 took 1.3-2x float32's time for 1 row and broke
+#: even at 2-4 rows (autocast casts the weights afresh each call).
+CPU_BF16_MIN_ROWS = 4
 
 
 class _Raw(NamedTuple):
@@ -109,9 +114,11 @@ class NetEvaluator:
         threads: if given, ``torch.set_num_threads(threads)`` (process-wide).
         symmetries: "none", "random", "average" or k in 1..8 (module docstring).
         seed: int, Generator or None: the source of the random transforms.
-        precision: "fp32", "bf16", "fp16", or None for the device's default (bf16
-            on CUDA, fp32 elsewhere); ValueError where the device cannot run it
-            (:mod:`alphago.nets.precision`).
+        precision: "fp32", "bf16", "fp16", or None for the device's inference
+            default (bf16 on CUDA and on CPUs with AMX, fp32 elsewhere); ValueError
+            where the device cannot run it (:mod:`alphago.nets.precision`). On the
+            CPU, bf16 runs calls of at least ``CPU_BF16_MIN_ROWS`` rows; smaller
+            ones run in float32, which oneDNN does faster there.
         cuda_graphs: on a CUDA device, run the network as CUDA graphs
             (:mod:`alphago.nets.graphs`); None: yes, unless the environment sets
             ``ALPHAGO_CUDA_GRAPHS=0``. Ignored on other devices.
@@ -143,12 +150,9 @@ class NetEvaluator:
                 raise ValueError(f"threads must be >= 1, not {threads}")
         self.k = _parse_symmetries(symmetries)
         self.device = resolve_device(device)
-        self.precision = resolve_precision(precision, self.device)
+        self.precision = resolve_precision(precision, self.device, inference=True)
         if threads is not None:
             torch.set_num_threads(threads)
-        # Planes go to the device as uint8 and become this type there: under autocast
-        # the first convolution would cast float32 input down anyway.
-        self._dtype = compute_dtype(self.precision)
         self._pinned = self.device.type == "cuda"
         # Channels-last lets oneDNN's convolutions skip layout reorders: measured
         # 1.2-1.35x positions/s for a 6x64 19x19 net on 2 CPU threads. The model is
@@ -163,11 +167,11 @@ class NetEvaluator:
         self._host: Tensor | None = None
         self._host_np: NDArray[np.uint8] | None = None
         self._staged: Tensor | None = None
-        self._inputs: Tensor | None = None
+        self._inputs: dict[torch.dtype, Tensor] = {}
         self._graphed = None
         if graphs_wanted(cuda_graphs) and self.device.type == "cuda":
             self._graphed = GraphedForward(
-                self.model, self.device, self.precision, self._dtype
+                self.model, self.device, self.precision, compute_dtype(self.precision)
             )
 
     def _capacity(self, buf: Tensor | None, rows: int) -> int:
@@ -190,19 +194,26 @@ class NetEvaluator:
         assert self._host_np is not None
         return self._host_np[:rows]
 
-    def _input_buffer(self, rows: int) -> Tensor:
+    def _precision_for(self, rows: int) -> str:
+        """The precision a call of ``rows`` rows runs in (class docstring)."""
+        if self.device.type == "cpu" and rows < CPU_BF16_MIN_ROWS:
+            return "fp32"
+        return self.precision
+
+    def _input_buffer(self, rows: int, dtype: torch.dtype) -> Tensor:
         if self._graphed is not None:
             return self._graphed.input(rows)
-        cap = self._capacity(self._inputs, rows)
+        buf = self._inputs.get(dtype)
+        cap = self._capacity(buf, rows)
         if cap:
-            self._inputs = torch.empty(
+            buf = self._inputs[dtype] = torch.empty(
                 self._shape(cap),
-                dtype=self._dtype,
+                dtype=dtype,
                 device=self.device,
                 memory_format=torch.channels_last,
             )
-        assert self._inputs is not None
-        return self._inputs[:rows]
+        assert buf is not None
+        return buf[:rows]
 
     def _upload(self, planes: NDArray[Any]) -> Tensor:
         """``planes`` [B, C, N, N] (uint8 or float32) as a tensor on the device."""
@@ -262,13 +273,16 @@ class NetEvaluator:
             if not np.array_equal(gather, np.arange(rows)):
                 index = torch.from_numpy(gather.astype(np.int64))
                 x = x.index_select(0, index.to(self.device, non_blocking=True))
-            inputs = self._input_buffer(rows)
+            # Planes came as uint8 and become the compute type here: under autocast
+            # the first convolution would cast float32 input down anyway.
+            precision = self._precision_for(rows)
+            inputs = self._input_buffer(rows, compute_dtype(precision))
             for s, a, b in groups:
                 inputs[a:b].copy_(_transform(x[a:b], s))
             if self._graphed is not None:
                 logits, values, owner = self._graphed(rows)
             else:
-                with autocast(self.device, self.precision):
+                with autocast(self.device, precision):
                     logits, values, owner = self.model(inputs)
             parts = [logits.float(), values.float()[:, None]]
             if owner is not None:
