@@ -101,6 +101,17 @@ def test_gumbel_where_no_network_ships_says_it_plays_uct() -> None:
     assert "19x19: plain UCT" in log[0] and "no Gumbel search" in log[0]
 
 
+def test_mix_lambda_where_no_network_ships_says_it_plays_uct() -> None:
+    log: list[str] = []
+    e = choice_engine(PlayerSpec(simulations=8, mix_lambda=0.5), log)
+    assert e.size == 19 and isinstance(e.player, UCTPlayer)
+    assert "19x19: plain UCT" in log[0]
+    assert "no network for --mix-lambda to mix rollouts into" in log[0]
+    log.clear()
+    choice_engine(PlayerSpec(simulations=8), log)  # not asked: not mentioned
+    assert "19x19: plain UCT" in log[0] and "mix" not in log[0]
+
+
 def test_spec_checks() -> None:
     with pytest.raises(ValueError, match="exclude"):
         PlayerSpec(uct=True, weights="x.pt")

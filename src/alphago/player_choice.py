@@ -13,7 +13,8 @@ caches it:
 ``--search gumbel`` makes the network's search ``search.Gumbel`` instead of PUCT
 (``--considered-actions`` root moves, no Gumbel noise unless ``--gumbel-scale``
 asks for it); it needs a network, so it and ``--uct`` exclude each other, and a size
-with no network plays UCT as without it (the announcement says so).
+with no network plays UCT as without it (the announcement says so). So does
+``--mix-lambda`` with the Zero engine at a size where no network ships.
 
 ``--engine alphago2016`` plays the original AlphaGo instead: ``search.AlphaGo2016``
 with priors from a 2016 policy net (``--policy-net``), leaf values from a value net
@@ -243,6 +244,8 @@ class PlayerChoice:
             what = "plain UCT with random playouts (no network ships for this size"
             if spec.search == "gumbel":
                 what += ", so no Gumbel search"
+            if spec.mix_lambda:
+                what += ", so no network for --mix-lambda to mix rollouts into"
             return self._uct(size), what + ")"
         net = _load(shipped, spec.device)
         mix = self._shipped_mix(size)
@@ -380,33 +383,35 @@ class PlayerChoice:
         return SearchPlayer(evaluator, config, seed=spec.seed)
 
     def _zero_rollout(self, size: int) -> search.RolloutPolicy | None:
-        """The pattern rollouts mixed into the Zero search's leaf values: the
-        --rollout-weights file, else the one shipped for the size, else None (the
-        search's uniform random playouts)."""
-        from alphago.nets.nets2016 import shipped_rollout
+        """The pattern rollouts mixed into the Zero search's leaf values, from
+        :meth:`_rollout_file` (None: the search's uniform random playouts)."""
         from alphago.rollout_weights import load_rollout_policy
         from search import PatternRollouts
 
-        given = self.spec.rollout_weights
-        path = Path(given) if given is not None else shipped_rollout(size)
+        path, _ = self._rollout_file(size)
         if path is None:
             return None
         return PatternRollouts(load_rollout_policy(path), 1, self.spec.seed)
 
-    def _mixed(self, size: int, mix: float) -> str:
-        """What the announcement adds for a Zero search mixed with rollouts."""
+    def _rollout_file(self, size: int) -> tuple[Path | None, str]:
+        """The rollout policy a mixed Zero search plays and its description: the
+        --rollout-weights file, else the one shipped for the size, else (None)
+        uniform random playouts."""
         from alphago.nets.nets2016 import shipped_rollout
 
+        given = self.spec.rollout_weights
+        if given is not None:
+            return Path(given), f"pattern rollouts {given}"
+        shipped = shipped_rollout(size)
+        if shipped is not None:
+            return shipped, f"the shipped pattern rollouts {shipped.name}"
+        return None, "uniform random playouts (no rollout policy ships for this size)"
+
+    def _mixed(self, size: int, mix: float) -> str:
+        """What the announcement adds for a Zero search mixed with rollouts."""
         if not mix:
             return ""
-        given = self.spec.rollout_weights
-        shipped = shipped_rollout(size)
-        if given is not None:
-            source = f"pattern rollouts {given}"
-        elif shipped is not None:
-            source = f"the shipped pattern rollouts {shipped.name}"
-        else:
-            source = "uniform random playouts (no rollout policy ships for this size)"
+        _, source = self._rollout_file(size)
         return f", leaf values mixed with {source} (lambda {mix:g})"
 
     def _gumbel_config(self, batch: int, nodes: int) -> search.GumbelConfig:
