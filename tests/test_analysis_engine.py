@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from analysis_helpers import Reply, query, results, run, server
+from analysis_helpers import Reply, query, results, run, run_paced, searching, server
 
 import goboard
 from alphago.analysis.rules import handicap_bonus, parse_rules
@@ -206,15 +206,6 @@ def test_initial_stones_and_player() -> None:
         assert v not in {m["move"] for m in got["moveInfos"]}
 
 
-def _paced(*items: dict[str, object] | float) -> Iterator[str]:
-    """Queries as lines, sleeping where an item is a number of seconds."""
-    for item in items:
-        if isinstance(item, float):
-            time.sleep(item)
-        else:
-            yield json.dumps(item)
-
-
 def test_terminate_a_queued_and_a_running_query() -> None:
     long = query("long", size=9, maxVisits=1_000_000, reportDuringSearchEvery=0.05)
     queued = query("queued", size=9, maxVisits=5)
@@ -222,7 +213,7 @@ def test_terminate_a_queued_and_a_running_query() -> None:
         {"id": "t1", "action": "terminate", "terminateId": "queued"},
         {"id": "t2", "action": "terminate", "terminateId": "long"},
     ]
-    replies = run(_paced(long, 0.1, queued, 0.5, *stop))
+    replies = run_paced([long, searching("long"), queued, 0.1, *stop])
     acks = [r for r in replies if r.get("action") == "terminate"]
     assert [a["id"] for a in acks] == ["t1", "t2"]
     assert results(replies, "queued") == [
@@ -236,12 +227,13 @@ def test_terminate_a_queued_and_a_running_query() -> None:
 
 
 def test_queries_in_flight_are_answered_by_priority() -> None:
-    first = query("first", size=9, maxVisits=1_000_000)
+    first = query("first", size=9, maxVisits=1_000_000, reportDuringSearchEvery=0.05)
     low = query("low", maxVisits=4, priority=0)
     high = query("high", maxVisits=4, priority=5)
     multi = query("multi", moves=[["B", "C3"]], analyzeTurns=[0, 1], priorities=[1, 9])
     stop = {"id": "t", "action": "terminate", "terminateId": "first"}
-    replies = run(_paced(first, 0.2, low, high, multi, 0.3, stop))
+    # The others queue while "first" searches (it started, so it is not reordered).
+    replies = run_paced([first, searching("first"), low, high, multi, 0.1, stop])
     order = [
         (r["id"], r["turnNumber"])
         for r in replies
@@ -251,13 +243,13 @@ def test_queries_in_flight_are_answered_by_priority() -> None:
 
 
 def test_terminate_all_and_turn_numbers() -> None:
-    first = query("first", size=9, maxVisits=1_000_000)
+    first = query("first", size=9, maxVisits=1_000_000, reportDuringSearchEvery=0.05)
     game = query("game", moves=[["B", "C3"]], analyzeTurns=[0, 1], maxVisits=4)
     stop = [
         {"id": "t", "action": "terminate", "terminateId": "game", "turnNumbers": [1]},
         {"id": "all", "action": "terminate_all"},
     ]
-    replies = run(_paced(first, 0.2, game, 0.3, *stop))
+    replies = run_paced([first, searching("first"), game, 0.1, *stop])
     game_replies = results(replies, "game")
     assert all(r.get("noResults") for r in game_replies)
     assert sorted(r["turnNumber"] for r in game_replies) == [0, 1]
