@@ -68,7 +68,7 @@ from .checkpoint import (
 from .games2016 import GameSettings, RLGames, reinforce_job
 from .learner import TrainConfig
 from .metrics import MetricsLog
-from .sl import SLConfig, split_validation
+from .sl import SLConfig, split_validation, supervised_loop
 from .trainer2016 import Trainer2016
 from .workers import run_jobs
 
@@ -84,10 +84,6 @@ __all__ = [
 def _policy(model: Any) -> PolicyNet2016:
     assert isinstance(model, PolicyNet2016)
     return model
-
-
-def _mean(rows: list[dict[str, float]]) -> dict[str, float]:
-    return {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
 
 
 def _resume_note(command: str, run: Path, changed: list[str]) -> None:
@@ -183,7 +179,7 @@ def train_policy(
         truncate_metrics(run / "metrics.jsonl", 0)
     model = _policy(trainer.model)
 
-    def checkpoint() -> None:
+    def checkpoint(best: float) -> None:
         save_net2016(model, run / "weights.pt")
         save_checkpoint(
             ckpt_path,
@@ -200,60 +196,48 @@ def train_policy(
             },
         )
 
-    rows: list[dict[str, float]] = []
-    bar = tqdm(
-        total=config.steps,
-        initial=trainer.step,
+    def train_step() -> tuple[int, dict[str, float]]:
+        planes, policy, _ = sample_batch(
+            train, rng, train_config.batch_size, config.symmetries
+        )
+        lr = trainer.begin()
+        x, pi = trainer.tensor(planes), trainer.tensor(policy)
+        with trainer.autocast():
+            logits = model(x)
+        logp = torch.log_softmax(logits.float(), dim=1)
+        loss = -(pi * logp).sum(1).mean()
+        l2 = trainer.finish(loss)
+        with torch.no_grad():
+            accuracy = float((logits.argmax(1) == pi.argmax(1)).float().mean())
+            entropy = float(-(logp.exp() * logp).sum(1).mean())
+        policy_loss = float(loss.detach())
+        return trainer.step, {
+            "loss": policy_loss + train_config.l2 * l2,
+            "policy_loss": policy_loss,
+            "l2": l2,
+            "lr": lr,
+            "accuracy": accuracy,
+            "entropy": entropy,
+        }
+
+    def validate() -> tuple[dict[str, float], float]:
+        metrics = _validate(trainer, val)
+        return metrics, metrics["val_policy_loss"]
+
+    supervised_loop(
+        run,
+        config,
+        trainer.step,
+        best,
+        train_step=train_step,
+        validate=validate if len(val) else None,
+        save_best=lambda: save_net2016(model, run / "best.pt"),
+        checkpoint=checkpoint,
         desc="train policy",
-        disable=not progress,
-        unit="step",
+        postfix="policy_loss",
+        progress=progress,
+        stop_after=stop_after,
     )
-    with MetricsLog(run / "metrics.jsonl") as log:
-        while trainer.step < config.steps:
-            planes, policy, _ = sample_batch(
-                train, rng, train_config.batch_size, config.symmetries
-            )
-            lr = trainer.begin()
-            x, pi = trainer.tensor(planes), trainer.tensor(policy)
-            with trainer.autocast():
-                logits = model(x)
-            logp = torch.log_softmax(logits.float(), dim=1)
-            loss = -(pi * logp).sum(1).mean()
-            l2 = trainer.finish(loss)
-            with torch.no_grad():
-                accuracy = float((logits.argmax(1) == pi.argmax(1)).float().mean())
-                entropy = float(-(logp.exp() * logp).sum(1).mean())
-            policy_loss = float(loss.detach())
-            rows.append(
-                {
-                    "loss": policy_loss + train_config.l2 * l2,
-                    "policy_loss": policy_loss,
-                    "l2": l2,
-                    "lr": lr,
-                    "accuracy": accuracy,
-                    "entropy": entropy,
-                }
-            )
-            step = trainer.step
-            bar.update(1)
-            if step % config.log_every == 0 or step == config.steps:
-                mean = _mean(rows)
-                rows.clear()
-                log.log("train", step, **mean)
-                bar.set_postfix(
-                    loss=f"{mean['policy_loss']:.3f}", acc=f"{mean['accuracy']:.3f}"
-                )
-            if len(val) and (step % config.val_every == 0 or step == config.steps):
-                metrics = _validate(trainer, val)
-                log.log("validation", step, **metrics)
-                if metrics["val_policy_loss"] < best:
-                    best = metrics["val_policy_loss"]
-                    save_net2016(model, run / "best.pt")
-            if step % config.checkpoint_every == 0 or step == config.steps:
-                checkpoint()
-            if stop_after is not None and step >= stop_after:
-                break
-    bar.close()
     return trainer
 
 

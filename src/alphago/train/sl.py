@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -50,7 +50,7 @@ from .checkpoint import (
 from .learner import Learner, TrainConfig
 from .metrics import MetricsLog
 
-__all__ = ["SLConfig", "split_validation", "train_sl"]
+__all__ = ["SLConfig", "split_validation", "supervised_loop", "train_sl"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +87,65 @@ def split_validation(examples: Examples, fraction: float) -> tuple[Examples, Exa
 
 def _mean(rows: list[dict[str, float]]) -> dict[str, float]:
     return {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
+
+
+def supervised_loop(
+    run: Path,
+    config: SLConfig,
+    start: int,
+    best: float,
+    *,
+    train_step: Callable[[], tuple[int, dict[str, float]]],
+    validate: Callable[[], tuple[dict[str, float], float]] | None,
+    save_best: Callable[[], None],
+    checkpoint: Callable[[float], None],
+    desc: str,
+    postfix: str,
+    progress: bool = True,
+    stop_after: int | None = None,
+) -> None:
+    """The steps of a supervised run (``train sl``, ``train policy``) from step
+    ``start`` to ``config.steps``, as the module docstring describes.
+
+    ``train_step`` takes one step and returns the step count after it and its
+    metrics, whose means go to ``RUN/metrics.jsonl`` every ``log_every`` steps (the
+    progress bar shows the mean of ``postfix`` and ``accuracy``). ``validate``
+    (None: nothing held out) returns the held-out metrics, logged every
+    ``val_every`` steps, and a score; a score below ``best`` (the best so far)
+    calls ``save_best``. ``checkpoint(best)`` runs every ``checkpoint_every`` steps
+    and at the end; ``stop_after`` stops after that step without a final one, as a
+    crash would.
+    """
+    rows: list[dict[str, float]] = []
+    bar = tqdm(
+        total=config.steps, initial=start, desc=desc, disable=not progress, unit="step"
+    )
+    step = start
+    with MetricsLog(run / "metrics.jsonl") as log:
+        while step < config.steps:
+            step, row = train_step()
+            rows.append(row)
+            bar.update(1)
+            if step % config.log_every == 0 or step == config.steps:
+                mean = _mean(rows)
+                rows.clear()
+                log.log("train", step, **mean)
+                bar.set_postfix(
+                    loss=f"{mean[postfix]:.3f}", acc=f"{mean['accuracy']:.3f}"
+                )
+            if validate is not None and (
+                step % config.val_every == 0 or step == config.steps
+            ):
+                metrics, score = validate()
+                log.log("validation", step, **metrics)
+                if score < best:
+                    best = score
+                    save_best()
+            if step % config.checkpoint_every == 0 or step == config.steps:
+                checkpoint(best)
+            if stop_after is not None and step >= stop_after:
+                break
+    bar.close()
 
 
 def train_sl(
@@ -172,7 +231,7 @@ def train_sl(
         # again from step 0 and logged again.
         truncate_metrics(run / "metrics.jsonl", 0)
 
-    def checkpoint() -> None:
+    def checkpoint(best: float) -> None:
         save_weights(learner.model, run / "weights.pt")
         save_checkpoint(
             ckpt_path,
@@ -189,48 +248,39 @@ def train_sl(
             },
         )
 
-    rows: list[dict[str, float]] = []
-    bar = tqdm(
-        total=config.steps,
-        initial=learner.step,
+    def train_step() -> tuple[int, dict[str, float]]:
+        if learner.aux:
+            batch = sample_aux_batch(
+                train, rng, train_config.batch_size, config.symmetries
+            )
+            row = learner.train_step(*batch)
+        else:
+            planes, policy, targets = sample_batch(
+                train, rng, train_config.batch_size, config.symmetries
+            )
+            row = learner.train_step(planes, policy, targets)
+        return learner.step, row
+
+    def validate() -> tuple[dict[str, float], float]:
+        metrics = learner.validate(val)
+        score = (
+            metrics["val_policy_loss"]
+            + train_config.value_weight * metrics["val_value_mse"]
+        )
+        return metrics, score
+
+    supervised_loop(
+        run,
+        config,
+        learner.step,
+        best,
+        train_step=train_step,
+        validate=validate if len(val) else None,
+        save_best=lambda: save_weights(learner.model, run / "best.pt"),
+        checkpoint=checkpoint,
         desc="train sl",
-        disable=not progress,
-        unit="step",
+        postfix="loss",
+        progress=progress,
+        stop_after=stop_after,
     )
-    with MetricsLog(run / "metrics.jsonl") as log:
-        while learner.step < config.steps:
-            if learner.aux:
-                aux_batch = sample_aux_batch(
-                    train, rng, train_config.batch_size, config.symmetries
-                )
-                rows.append(learner.train_step(*aux_batch))
-            else:
-                planes, policy, targets = sample_batch(
-                    train, rng, train_config.batch_size, config.symmetries
-                )
-                rows.append(learner.train_step(planes, policy, targets))
-            step = learner.step
-            bar.update(1)
-            if step % config.log_every == 0 or step == config.steps:
-                mean = _mean(rows)
-                rows.clear()
-                log.log("train", step, **mean)
-                bar.set_postfix(
-                    loss=f"{mean['loss']:.3f}", acc=f"{mean['accuracy']:.3f}"
-                )
-            if len(val) and (step % config.val_every == 0 or step == config.steps):
-                metrics = learner.validate(val)
-                log.log("validation", step, **metrics)
-                total = (
-                    metrics["val_policy_loss"]
-                    + train_config.value_weight * metrics["val_value_mse"]
-                )
-                if total < best:
-                    best = total
-                    save_weights(learner.model, run / "best.pt")
-            if step % config.checkpoint_every == 0 or step == config.steps:
-                checkpoint()
-            if stop_after is not None and step >= stop_after:
-                break
-    bar.close()
     return learner
