@@ -37,7 +37,8 @@ checkpoint, so a killed and resumed run ends in the same state as an uninterrupt
 Devices: the learner trains on ``device``; self-play and the evaluation games run
 their networks on ``selfplay_device`` (default the CPU; ``"cuda"`` puts every
 self-play worker's evaluator on the GPU). ``precision`` applies to both (None: each
-device's default, bf16 on CUDA and fp32 on the CPU). None of these is stored in the
+device's default: bf16 on CUDA; on the CPU, fp32 for the learner and, for the games'
+evaluators, bf16 where the CPU has AMX, else fp32). None of these is stored in the
 checkpoint: a run may resume on another machine.
 
 CPU budget: the checkpoint keeps the CPU seconds the run has used so far (this process
