@@ -22,7 +22,7 @@ import pickle
 import random
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ __all__ = [
     "metrics_lines",
     "random_states",
     "restore_random_states",
+    "resume_learner",
     "save_checkpoint",
     "truncate_metrics",
 ]
@@ -137,6 +138,32 @@ def checkpoint_entries(path: str | os.PathLike[str]) -> Iterator[None]:
     except (KeyError, TypeError, AttributeError, IndexError) as exc:
         kind = type(exc).__name__
         raise ValueError(f"{path}: a damaged checkpoint ({kind}: {exc})") from None
+
+
+def resume_learner(
+    run: Path,
+    state: dict[str, Any] | None,
+    entry: str,
+    load: Callable[[dict[str, Any]], None],
+    seed: int,
+) -> np.random.Generator:
+    """Where a run's learner goes on from; returns the run's random stream.
+
+    With a checkpoint's ``state`` (loaded from ``RUN/checkpoint.pt``): ``load`` gets
+    its ``entry`` (the learner's or trainer's state), ``metrics.jsonl`` keeps the
+    lines the checkpoint had seen and the stream comes back. Without one: a new
+    stream from ``seed``, and the lines of a run killed before its first checkpoint
+    are dropped (that work is done, and logged, again)."""
+    metrics = run / "metrics.jsonl"
+    if state is None:
+        truncate_metrics(metrics, 0)
+        return np.random.default_rng(seed)
+    with checkpoint_entries(run / "checkpoint.pt"):
+        saved, saved_random = state[entry], state["random"]
+        lines = int(state["metrics_lines"])
+    load(saved)
+    truncate_metrics(metrics, lines)
+    return restore_random_states(saved_random)
 
 
 def metrics_lines(path: str | os.PathLike[str]) -> int:

@@ -46,7 +46,7 @@ import torch
 from tqdm import tqdm
 
 from ..atomic import remove_stale_temporaries
-from ..data.examples import Examples, load_shards, sample_batch
+from ..data.examples import Examples, sample_batch
 from ..nets.alphago2016 import (
     POLICY_KIND,
     Net2016Config,
@@ -61,14 +61,13 @@ from .checkpoint import (
     load_checkpoint,
     metrics_lines,
     random_states,
-    restore_random_states,
+    resume_learner,
     save_checkpoint,
-    truncate_metrics,
 )
 from .games2016 import GameSettings, RLGames, reinforce_job
 from .learner import TrainConfig
 from .metrics import MetricsLog
-from .sl import SLConfig, split_validation, supervised_loop
+from .sl import SLConfig, best_val, load_split, supervised_loop
 from .trainer2016 import Trainer2016
 from .workers import run_jobs
 
@@ -156,27 +155,13 @@ def train_policy(
     train_config = train_config or TrainConfig()
     config = config or SLConfig()
     data_paths = [str(Path(p).resolve()) for p in data]
-    examples = load_shards(data_paths)
-    n = net_config.board_size
-    if examples.size != n or examples.kind != net_config.input_planes:
-        raise ValueError(
-            f"the data is {examples.size}x{examples.size} {examples.kind}; the "
-            f"network wants {n}x{n} {net_config.input_planes}"
-        )
-    train, val = split_validation(examples, config.val_fraction)
+    train, val = load_split(
+        data_paths, net_config.board_size, net_config.input_planes, config.val_fraction
+    )
     torch.manual_seed(config.seed)
     trainer = Trainer2016(PolicyNet2016(net_config), train_config, device, precision)
-    rng = np.random.default_rng(config.seed)
-    best = math.inf
-    if state is not None:
-        with checkpoint_entries(ckpt_path):
-            saved, saved_random = state["trainer"], state["random"]
-            best, lines = float(state["best_val"]), int(state["metrics_lines"])
-        trainer.load_state_dict(saved)
-        rng = restore_random_states(saved_random)
-        truncate_metrics(run / "metrics.jsonl", lines)
-    else:
-        truncate_metrics(run / "metrics.jsonl", 0)
+    rng = resume_learner(run, state, "trainer", trainer.load_state_dict, config.seed)
+    best = best_val(ckpt_path, state)
     model = _policy(trainer.model)
 
     def checkpoint(best: float) -> None:
@@ -407,16 +392,7 @@ def train_policy_rl(
     start = _policy(load_net2016(sl_path, POLICY_KIND))
     torch.manual_seed(config.seed)
     trainer = Trainer2016(start, train_config, device, precision)
-    rng = np.random.default_rng(config.seed)
-    if state is not None:
-        with checkpoint_entries(ckpt_path):
-            saved, saved_random = state["trainer"], state["random"]
-            lines = int(state["metrics_lines"])
-        trainer.load_state_dict(saved)
-        rng = restore_random_states(saved_random)
-        truncate_metrics(run / "metrics.jsonl", lines)
-    else:
-        truncate_metrics(run / "metrics.jsonl", 0)
+    rng = resume_learner(run, state, "trainer", trainer.load_state_dict, config.seed)
     model = _policy(trainer.model)
     sl_bytes = read_capped(sl_path)
     settings = config.settings

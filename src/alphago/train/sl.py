@@ -43,14 +43,20 @@ from .checkpoint import (
     load_checkpoint,
     metrics_lines,
     random_states,
-    restore_random_states,
+    resume_learner,
     save_checkpoint,
-    truncate_metrics,
 )
 from .learner import Learner, TrainConfig
 from .metrics import MetricsLog
 
-__all__ = ["SLConfig", "split_validation", "supervised_loop", "train_sl"]
+__all__ = [
+    "SLConfig",
+    "best_val",
+    "load_split",
+    "split_validation",
+    "supervised_loop",
+    "train_sl",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +89,28 @@ def split_validation(examples: Examples, fraction: float) -> tuple[Examples, Exa
     n_val = int(round(len(examples) * fraction))
     cut = len(examples) - n_val
     return examples.take(slice(0, cut)), examples.take(slice(cut, None))
+
+
+def load_split(
+    data_paths: Sequence[str], size: int, planes: str, val_fraction: float
+) -> tuple[Examples, Examples]:
+    """(training, validation) from shards, checked against the network's board size
+    and input planes (ValueError naming both when they differ)."""
+    examples = load_shards(data_paths)
+    if examples.size != size or examples.kind != planes:
+        raise ValueError(
+            f"the data is {examples.size}x{examples.size} {examples.kind}; the "
+            f"network wants {size}x{size} {planes}"
+        )
+    return split_validation(examples, val_fraction)
+
+
+def best_val(ckpt_path: Path, state: dict[str, Any] | None) -> float:
+    """The best validation score a supervised run's checkpoint has seen (inf if new)."""
+    if state is None:
+        return math.inf
+    with checkpoint_entries(ckpt_path):
+        return float(state["best_val"])
 
 
 def _mean(rows: list[dict[str, float]]) -> dict[str, float]:
@@ -203,33 +231,13 @@ def train_sl(
     train_config = train_config or TrainConfig()
     config = config or SLConfig()
     data_paths = [str(Path(p).resolve()) for p in data]
-
-    examples = load_shards(data_paths)
-    if (
-        examples.size != net_config.board_size
-        or examples.kind != net_config.input_planes
-    ):
-        raise ValueError(
-            f"the data is {examples.size}x{examples.size} {examples.kind}; the "
-            f"network wants {net_config.board_size}x{net_config.board_size} "
-            f"{net_config.input_planes}"
-        )
-    train, val = split_validation(examples, config.val_fraction)
+    train, val = load_split(
+        data_paths, net_config.board_size, net_config.input_planes, config.val_fraction
+    )
     torch.manual_seed(config.seed)
     learner = Learner(PolicyValueNet(net_config), train_config, device, precision)
-    rng = np.random.default_rng(config.seed)
-    best = math.inf
-    if state is not None:
-        with checkpoint_entries(ckpt_path):
-            saved_learner, saved_random = state["learner"], state["random"]
-            best, lines = float(state["best_val"]), int(state["metrics_lines"])
-        learner.load_state_dict(saved_learner)
-        rng = restore_random_states(saved_random)
-        truncate_metrics(run / "metrics.jsonl", lines)
-    else:
-        # Lines of a run killed before its first checkpoint: that work is done
-        # again from step 0 and logged again.
-        truncate_metrics(run / "metrics.jsonl", 0)
+    rng = resume_learner(run, state, "learner", learner.load_state_dict, config.seed)
+    best = best_val(ckpt_path, state)
 
     def checkpoint(best: float) -> None:
         save_weights(learner.model, run / "weights.pt")

@@ -60,9 +60,8 @@ from .checkpoint import (
     load_checkpoint,
     metrics_lines,
     random_states,
-    restore_random_states,
+    resume_learner,
     save_checkpoint,
-    truncate_metrics,
 )
 from .games2016 import GameSettings, ValueGames, value_job
 from .learner import TrainConfig
@@ -384,24 +383,17 @@ def train_value(
     everything = data.examples()
 
     trainer = phase_trainer()
-    rng = np.random.default_rng(config.seed)
     # best: the last phase's lowest held-out MSE (best.pt); phase_best: this
     # phase's, for its data_curve line.
     phase, best, phase_best = 0, math.inf, math.inf
-    if ckpt_path.exists():
-        state = load_checkpoint(ckpt_path)
+    state = load_checkpoint(ckpt_path) if ckpt_path.exists() else None
+    if state is not None:
         with checkpoint_entries(ckpt_path):
             if state["kind"] != "value2016":
                 raise ValueError(f"{ckpt_path} is not a train value run's checkpoint")
             phase, best = int(state["phase"]), float(state["best_val"])
             phase_best = float(state["phase_best"])
-            saved, saved_random = state["trainer"], state["random"]
-            lines = int(state["metrics_lines"])
-        trainer.load_state_dict(saved)
-        rng = restore_random_states(saved_random)
-        truncate_metrics(run / "metrics.jsonl", lines)
-    else:
-        truncate_metrics(run / "metrics.jsonl", 0)
+    rng = resume_learner(run, state, "trainer", trainer.load_state_dict, config.seed)
     phases = len(config.fractions)
     total = phases * config.steps
 
