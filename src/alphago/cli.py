@@ -15,10 +15,14 @@ command that does not use a network) starts without importing torch.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
+import signal
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+import threading
+from collections.abc import Iterator, Sequence
+from types import FrameType
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from alphago.cli_train import TRAINING_COMMANDS, add_training_commands
 
@@ -514,13 +518,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     parser = build_parser()
     args = parser.parse_args(argv)
+    with _sigterm_exits():
+        try:
+            return _COMMANDS[args.command](args)
+        except KeyboardInterrupt:
+            return 130
+        except (ValueError, OSError) as exc:
+            print(f"alphago {args.command}: error: {exc}", file=sys.stderr)
+            return 1
+
+
+def _exit_on_signal(signum: int, frame: FrameType | None) -> NoReturn:
+    raise SystemExit(128 + signum)
+
+
+@contextlib.contextmanager
+def _sigterm_exits() -> Iterator[None]:
+    """SIGTERM (``kill``, a GUI closing its engine, a batch system's time limit) ends
+    the command as an exception, exit status 143: cleanup runs (a training run's
+    worker processes are stopped, not left playing) where the default action would
+    end this process alone. The previous handler comes back afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers
+        return
+    previous = signal.signal(signal.SIGTERM, _exit_on_signal)
     try:
-        return _COMMANDS[args.command](args)
-    except KeyboardInterrupt:
-        return 130
-    except (ValueError, OSError) as exc:
-        print(f"alphago {args.command}: error: {exc}", file=sys.stderr)
-        return 1
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

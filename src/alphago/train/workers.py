@@ -194,10 +194,25 @@ def _on_processes(
             if progress is not None:
                 progress(finished)
     except BaseException:
-        pool.shutdown(wait=True, cancel_futures=True)
+        _stop_now(pool)
         raise
     pool.shutdown(wait=True)
     return [r for r in results if r is not None]
+
+
+def _stop_now(pool: ProcessPoolExecutor) -> None:
+    """Ends the pool's workers at once: after an error, Ctrl-C or SIGTERM (which
+    ``alphago`` turns into SystemExit) a worker would otherwise play out its whole job,
+    minutes of games nobody reads, beside the run that resumes."""
+    # The executor has no public way to end running workers before Python 3.14
+    # (terminate_workers); its process table has been there since 3.2, and shutdown
+    # drops it, so it is read first.
+    processes = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join()
 
 
 def _on_ray(
