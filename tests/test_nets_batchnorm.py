@@ -1,7 +1,9 @@
 """alphago.nets.model.BatchNorm: the plain formula in train and eval mode, the state of
-the nn.BatchNorm2d it replaced (old weights files), and the shipped net's outputs."""
+the nn.BatchNorm2d it replaced (old weights files), and an old file's outputs."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,7 +15,6 @@ from torch import nn  # noqa: E402
 
 from alphago.nets import PolicyValueNet, load_weights  # noqa: E402
 from alphago.nets.model import BN_EPS, BatchNorm  # noqa: E402
-from alphago.nets.shipped import shipped_weights  # noqa: E402
 
 CUDA = torch.cuda.is_available()
 
@@ -148,7 +149,8 @@ def test_autocast_bf16_keeps_the_shift_in_bf16() -> None:
     torch.testing.assert_close(y.float(), bn(x).detach(), atol=0.05, rtol=0.02)
 
 
-# The shipped 9x9 net (a weights file written by the old nn.BatchNorm2d class) on four
+# The first shipped 9x9 net (shipped until 2026-11-27, kept as tests/data/
+# alphago-9x9-bn-v1.pt: a weights file written by the old nn.BatchNorm2d class) on four
 # seeded positions: values and the top three policy logits, computed before the
 # rewrite with the old class (torch 2.13 CPU, one thread). Without gradients the new
 # class does the old arithmetic exactly; with them (the shift added after the
@@ -162,10 +164,11 @@ _GOLDEN_TOP = [
 ]
 
 
-def _shipped() -> PolicyValueNet:
-    path = shipped_weights(9)
-    assert path is not None
-    return load_weights(path).eval()
+OLD_FILE = Path(__file__).parent / "data" / "alphago-9x9-bn-v1.pt"
+
+
+def _old_file() -> PolicyValueNet:
+    return load_weights(OLD_FILE).eval()
 
 
 def _golden_planes() -> torch.Tensor:
@@ -174,8 +177,8 @@ def _golden_planes() -> torch.Tensor:
 
 
 @pytest.mark.parametrize("grad", [False, True], ids=["no_grad", "grad"])
-def test_shipped_net_outputs_unchanged(grad: bool) -> None:
-    model = _shipped()
+def test_old_file_outputs_unchanged(grad: bool) -> None:
+    model = _old_file()
     with torch.set_grad_enabled(grad):
         logits, values, _ = model(_golden_planes())
     # The golden figures are rounded to 6 decimals, and another CPU or torch build
@@ -188,8 +191,8 @@ def test_shipped_net_outputs_unchanged(grad: bool) -> None:
         np.testing.assert_allclose(got.values.numpy(), top, atol=6e-6 + tol)
 
 
-def test_shipped_net_state_is_the_old_layout() -> None:
-    model = _shipped()
+def test_old_file_state_is_the_old_layout() -> None:
+    model = _old_file()
     assert isinstance(model.bn_in, BatchNorm)
     keys = [k for k in model.state_dict() if k.startswith("bn_in.")]
     assert keys == [
