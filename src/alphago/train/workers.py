@@ -29,6 +29,7 @@ reserve no GPU for it: give the cluster's nodes the GPU they will use.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -205,14 +206,17 @@ def _stop_now(pool: ProcessPoolExecutor) -> None:
     ``alphago`` turns into SystemExit) a worker would otherwise play out its whole job,
     minutes of games nobody reads, beside the run that resumes."""
     # The executor has no public way to end running workers before Python 3.14
-    # (terminate_workers); its process table has been there since 3.2, and shutdown
-    # drops it, so it is read first.
-    processes = list((pool._processes or {}).values())
+    # (terminate_workers); its process table has been there since 3.2. Shutdown drops
+    # the executor's reference, so the table is held first, and read after it: its
+    # manager thread may still have added a worker.
+    table = pool._processes if pool._processes is not None else {}
     pool.shutdown(wait=False, cancel_futures=True)
+    processes = list(table.values())
     for process in processes:
         process.terminate()
-    for process in processes:
-        process.join()
+    # Waiting on the sentinels, not join(): the manager thread may reap a worker at
+    # the same moment, and a second join() then returns before the exit is recorded.
+    multiprocessing.connection.wait([process.sentinel for process in processes])
 
 
 def _on_ray(
