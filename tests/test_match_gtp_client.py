@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,17 @@ def test_timeout_then_close_kills(tmp_path: Path) -> None:
     with pytest.raises(EngineTimeout, match="earlier command"):
         engine.send("name")  # a late answer must not pair with a new command
     engine.close(timeout=0.5)  # the engine is busy sleeping: terminated
+    assert not engine.alive()
+
+
+def test_kill_from_another_thread_ends_a_waiting_command(tmp_path: Path) -> None:
+    engine = GTPClient(fake_engine(tmp_path, "slow"), timeout=60)
+    killer = threading.Timer(0.3, engine.kill)  # as an interrupted caller does
+    killer.start()
+    with pytest.raises(EngineDied, match="killed by signal"):
+        engine.send("genmove b")  # the engine sleeps 30 s before answering
+    killer.join()
+    engine.close()
     assert not engine.alive()
 
 

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
+import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -463,6 +467,35 @@ def test_generate_gnugo_games_and_resume(tmp_path: Path) -> None:
     assert [p.read_bytes() for p in files] == before
     assert (tmp_path / "game-000002.sgf").exists()
     assert generate(tmp_path, more) == 0
+
+
+@needs_gnugo
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_an_interrupted_generate_ends_its_games_at_once(tmp_path: Path) -> None:
+    # Ctrl-C reaches only the main thread, which waits for the workers: generate must
+    # stop them rather than wait for all 200 games (about a minute at level 0).
+    config = GenConfig(
+        games=200, level=0, size=SIZE, komi=0.5, opening_plies=2, top_k=3, workers=2
+    )
+    main = threading.main_thread().ident
+    assert main is not None
+    interrupted: list[int] = []
+
+    def interrupt(index: int, record: GameRecord | None) -> None:
+        if not interrupted:
+            interrupted.append(index)
+            signal.pthread_kill(main, signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        generate(tmp_path, config, interrupt)
+    played = sorted(tmp_path.glob("*"))
+    assert 1 <= len(played) < 200
+    # No worker plays on: a 5x5 level-0 game takes a fraction of a second.
+    time.sleep(2)
+    assert sorted(tmp_path.glob("*")) == played
+    for path in played:  # whole games only, no temporaries
+        assert path.suffix == ".sgf"
+        assert read_sgf(path.read_bytes()).result is not None
 
 
 def test_build_shards_refuses_a_directory_with_shards(tmp_path: Path) -> None:

@@ -20,7 +20,8 @@ game's examples the final ownership and score as auxiliary targets.
 
 Games are numbered; game ``i`` uses seed ``seed + i`` for its opening choices and for
 GNU Go's random seed, and is written as ``game-{i:06d}.sgf`` atomically. A rerun skips
-the files that exist, so an interrupted run resumes where it stopped.
+the files that exist, so an interrupted run resumes where it stopped; an interrupted
+``generate`` drops the games in play and returns at once, GNU Go's processes ended.
 """
 
 from __future__ import annotations
@@ -248,25 +249,42 @@ def generate(
     lock = threading.Lock()
     written = 0
     chunks = [todo[w :: config.workers] for w in range(config.workers)]
+    # Interruption (Ctrl-C, or SIGTERM made an exception by the CLI) reaches only the
+    # main thread, and threads cannot be stopped from outside: ``stop`` tells the
+    # workers to start no new game, and killing their engines ends the games in play.
+    stop = threading.Event()
+    engines: dict[int, GTPClient] = {}  # worker number -> its engine, under ``lock``
 
-    def worker(indices: list[int]) -> None:
+    def start_engine(w: int) -> GTPClient | None:
+        with lock:
+            if stop.is_set():
+                return None
+            engine = GTPClient(
+                gnugo_command(
+                    config.level,
+                    config.seed,
+                    gnugo,
+                    capture_all_dead=config.capture_all_dead,
+                )
+            )
+            engines[w] = engine
+            return engine
+
+    def worker(w: int, indices: list[int]) -> None:
         nonlocal written
         engine: GTPClient | None = None
         for index in indices:
             record: GameRecord | None = None
             try:
                 if engine is None or not engine.alive():
-                    engine = GTPClient(
-                        gnugo_command(
-                            config.level,
-                            config.seed,
-                            gnugo,
-                            capture_all_dead=config.capture_all_dead,
-                        )
-                    )
+                    engine = start_engine(w)
+                    if engine is None:
+                        break
                 record = play_teacher_game(engine, config, index)
                 save_sgf(record, out / f"game-{index:06d}.sgf")
             except (GTPError, EngineFailure, ValueError) as exc:
+                if stop.is_set():
+                    break
                 print(f"gendata: game {index} dropped: {exc}", file=sys.stderr)
                 if engine is not None:
                     engine.close()
@@ -276,10 +294,24 @@ def generate(
                 written += record is not None
                 if progress is not None:
                     progress(index, record)
+            if stop.is_set():
+                break
         if engine is not None:
             engine.close()
 
-    with ThreadPoolExecutor(max_workers=config.workers) as pool:
-        for future in [pool.submit(worker, chunk) for chunk in chunks if chunk]:
+    pool = ThreadPoolExecutor(max_workers=config.workers)
+    try:
+        futures = [
+            pool.submit(worker, w, chunk) for w, chunk in enumerate(chunks) if chunk
+        ]
+        for future in futures:
             future.result()
+    except BaseException:
+        stop.set()
+        with lock:
+            for engine in engines.values():
+                engine.kill()
+        raise
+    finally:
+        pool.shutdown(wait=True)
     return written

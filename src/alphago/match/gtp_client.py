@@ -175,6 +175,12 @@ class GTPClient:
             return f"killed by signal {-code}"
         return f"exit code {code}"
 
+    def kill(self) -> None:
+        """End the engine process at once; safe from any thread. A command waiting for
+        its answer fails with EngineDied, and ``close()`` still tidies up after it."""
+        with contextlib.suppress(OSError):
+            self._proc.kill()
+
     def close(self, timeout: float = 2.0) -> str:
         """Ask the engine to quit, make sure it is gone, return its stderr's tail.
 
