@@ -14,11 +14,11 @@ __all__ = ["SHIPPED_DIR", "SHIPPED_SHA256", "shipped_weights"]
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
 
-#: sha256 of each shipped file. The shipped 9x9 net predates the checksum that new
-#: weights files carry inside, so a flipped bit that leaves its values finite would
-#: otherwise load as a silently different network.
+#: sha256 of each shipped file, pinned so that an installed file that is not the one
+#: README describes (damaged, or swapped for another net) is refused, whatever checksum
+#: it carries inside.
 SHIPPED_SHA256 = {
-    9: "67afdb6e91fa38015bceaced01b6996fbf1145439f4342d68408bbc65f505000",
+    9: "989ff16fc51a0e61a4f38a1e44f0ce17500b2baa73697c67fe16546eeedc6d32",
 }
 
 
