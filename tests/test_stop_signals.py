@@ -7,13 +7,15 @@ import multiprocessing
 import signal
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from alphago.cli import _exit_on_signal, _sigterm_exits
-from alphago.train.workers import run_jobs
+from alphago.train.workers import _stop_now, run_jobs
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -47,6 +49,17 @@ def test_an_interrupted_run_ends_its_workers(tmp_path: Path) -> None:
         time.sleep(0.1)
     assert {p.pid for p in multiprocessing.active_children()} <= before
     assert not marker.exists()  # the long job was stopped, not waited for
+
+
+def test_stopping_a_pool_before_any_worker_started_returns() -> None:
+    # An interruption during the first submit finds no worker to end.
+    pool = ProcessPoolExecutor(
+        max_workers=1, mp_context=multiprocessing.get_context("spawn")
+    )
+    stopper = threading.Thread(target=_stop_now, args=(pool,), daemon=True)
+    stopper.start()
+    stopper.join(timeout=30)
+    assert not stopper.is_alive()
 
 
 def test_sigterm_handler_raises_system_exit_143() -> None:

@@ -216,7 +216,9 @@ def _stop_now(pool: ProcessPoolExecutor) -> None:
         process.terminate()
     # Waiting on the sentinels, not join(): the manager thread may reap a worker at
     # the same moment, and a second join() then returns before the exit is recorded.
-    multiprocessing.connection.wait([process.sentinel for process in processes])
+    # With no worker started yet there is nothing to wait for (and wait([]) blocks).
+    if processes:
+        multiprocessing.connection.wait([process.sentinel for process in processes])
 
 
 def _on_ray(
