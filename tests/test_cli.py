@@ -104,6 +104,18 @@ def test_eval_our_uct_engine(tmp_path: Path) -> None:
     assert len(list(tmp_path.glob("game-*.sgf"))) == 2
 
 
+def test_eval_without_progress_bar_keeps_the_game_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = fake_engine(tmp_path, "random", 1), fake_engine(tmp_path, "pass")
+    argv = ["eval", a, b, "--games", "2", "--size", "5"]
+    assert main(argv) == 0
+    assert "games: 100%" in capsys.readouterr().err  # the bar, by default
+    assert main([*argv, "--no-progress"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2 and all(line.startswith("game ") for line in lines)
+
+
 def test_eval_reports_a_crash(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -82,6 +82,12 @@ def test_shards_command(
     err = capsys.readouterr().err
     skipped = [line for line in err.splitlines() if "skipped: 5x5, not 9x9" in line]
     assert len(skipped) == 6 and all(s.startswith("alphago shards: ") for s in skipped)
+    assert "shards: 100%" in err  # the progress bar
+    # Without the bar (logs of long runs), the skipped files are still reported.
+    none = str(tmp_path / "none2")
+    assert main(["shards", str(sgf_dir), "--out", none, "--no-progress"]) == 1
+    no_games = "build_shards: no usable games in 6 files"
+    assert capsys.readouterr().err.splitlines() == [*skipped, no_games]
 
 
 def test_train_sl_then_resume_then_report(
@@ -175,8 +181,12 @@ def test_gendata_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     args = ["gendata", str(tmp_path), "--games", "1", "--level", "0", "--size", "5"]
     args += ["--komi", "0.5", "--workers", "1", "--opening-plies", "2"]
     assert main(args) == 0
-    assert "1 games written" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "1 games written" in captured.out
+    assert "gendata: 100%" in captured.err  # the progress bar
     record = read_sgf((tmp_path / "game-000000.sgf").read_bytes())
     assert record.size == SIZE and record.komi == 0.5 and record.result
-    assert main(args) == 0  # nothing missing: nothing played
-    assert "0 games written" in capsys.readouterr().out
+    assert main([*args, "--no-progress"]) == 0  # nothing missing: nothing played
+    captured = capsys.readouterr()
+    assert "0 games written" in captured.out
+    assert captured.err == ""

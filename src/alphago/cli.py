@@ -288,6 +288,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="the arbiter's command line (default: GNU Go with --chinese-rules)",
     )
+    ev.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (each game's result line is still printed)",
+    )
     add_training_commands(sub)
     return parser
 
@@ -420,7 +425,13 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from alphago.match import run_match
     from alphago.match.settle import Scoring, missing_capture_all_dead
 
-    bar = tqdm(total=args.games, desc="games", unit="game", file=sys.stderr)
+    bar = tqdm(
+        total=args.games,
+        desc="games",
+        unit="game",
+        file=sys.stderr,
+        disable=args.no_progress,
+    )
 
     def progress(game: MatchGame, done: int) -> None:
         out = game.outcome

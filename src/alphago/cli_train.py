@@ -207,6 +207,11 @@ def add_training_commands(sub: Any) -> None:
         help="GNU Go captures every dead stone before passing, so the final position "
         "counts as the result (shards then carry final ownership and score targets)",
     )
+    gen.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (for runs whose stderr goes to a log file)",
+    )
 
     sh = sub.add_parser("shards", help="SGF files to training shards")
     sh.add_argument("sgf", nargs="+", metavar="SGF", help="SGF files or directories")
@@ -223,6 +228,11 @@ def add_training_commands(sub: Any) -> None:
         type=_at_least(1),
         default=50_000,
         help="examples per shard (default 50000)",
+    )
+    sh.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (skipped files are still reported)",
     )
 
     train = sub.add_parser(
@@ -510,7 +520,13 @@ def _cmd_gendata(args: argparse.Namespace) -> int:
         gnugo=args.gnugo,
         capture_all_dead=args.capture_all_dead,
     )
-    with tqdm(total=args.games, desc="gendata", unit="game", file=sys.stderr) as bar:
+    with tqdm(
+        total=args.games,
+        desc="gendata",
+        unit="game",
+        file=sys.stderr,
+        disable=args.no_progress,
+    ) as bar:
         bar.update(args.games - sum(1 for _ in _missing(args.out, args.games)))
         written = generate(args.out, config, progress=lambda i, r: _tick(bar))
     print(f"{written} games written to {args.out}")
@@ -539,7 +555,13 @@ def _cmd_shards(args: argparse.Namespace) -> int:
 
     files = sgf_files(args.sgf)
     with (
-        tqdm(total=len(files), desc="shards", unit="file", file=sys.stderr) as bar,
+        tqdm(
+            total=len(files),
+            desc="shards",
+            unit="file",
+            file=sys.stderr,
+            disable=args.no_progress,
+        ) as bar,
         warnings.catch_warnings(),
     ):
         # Skipped files are reported one line each, above the progress bar.
