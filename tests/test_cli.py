@@ -71,9 +71,21 @@ def test_eval_two_fake_engines(
     assert "A - B: Elo" in captured.out
     assert "time per move B:" in captured.out
     assert captured.err.count("game ") == 2  # one progress line per game
-    assert sorted(p.name for p in sgfs.iterdir()) == ["game-000.sgf", "game-001.sgf"]
-    for path in sgfs.iterdir():
+    assert sorted(p.name for p in sgfs.glob("*.sgf")) == [
+        "game-000.sgf",
+        "game-001.sgf",
+    ]
+    for path in sgfs.glob("*.sgf"):
         assert read_sgf(path.read_bytes()).size == 5
+    # The journal beside them lets the match grow: two more games, the first two kept.
+    assert main([*argv, "--sgf-dir", str(sgfs)]) == 1
+    assert "holds a match already" in capsys.readouterr().err
+    argv[argv.index("--games") + 1] = "4"
+    assert main([*argv, "--sgf-dir", str(sgfs), "--resume"]) == 0
+    captured = capsys.readouterr()
+    assert "games: 4 (2 resumed from the journal)" in captured.out
+    assert captured.err.count("game ") == 2  # only the new games were played
+    assert len(list(sgfs.glob("*.sgf"))) == 4
 
 
 @needs_gtp

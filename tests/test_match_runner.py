@@ -37,7 +37,7 @@ def test_colours_alternate_and_sgfs_are_written(tmp_path: Path) -> None:
     # A (always A1) forfeits every game on its second move, whatever its colour.
     assert [g.outcome.result for g in result.games] == ["W+F", "B+F", "W+F", "B+F"]
     assert all(g.a_points == 0.0 for g in result.games)
-    files = sorted(os.listdir(tmp_path / "sgf"))
+    files = sorted(f for f in os.listdir(tmp_path / "sgf") if f.endswith(".sgf"))
     assert files == [f"game-00{i}.sgf" for i in range(4)]
     record = read_sgf((tmp_path / "sgf" / "game-001.sgf").read_bytes())
     assert record.size == 5 and record.komi == 7.5 and record.result == "B+F"

@@ -489,6 +489,21 @@ def test_gnugo_evaluation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
         assert record.size == SIZE and record.result
         assert "scoring: arbiter (dead stones named by" in path.read_text()
     assert len(commands) == 1 and "--capture-all-dead" in commands[0].split()
+    # A run killed after the match resumes it from its journal: nothing is replayed.
+    from alphago.train.evaluation import gnugo_match
+
+    stamps = [path.stat().st_mtime_ns for path in games]
+    again = gnugo_match(
+        tmp_path / "best.pt",
+        SIZE,
+        config.selfplay.komi,
+        config.eval_simulations,
+        0,
+        2,
+        sgf_dir=tmp_path / "games" / "gnugo-0000",
+    )
+    assert again == (evals[0]["wins"], evals[0]["losses"], evals[0]["ties"])
+    assert [path.stat().st_mtime_ns for path in games] == stamps
 
 
 @pytest.fixture(scope="module")

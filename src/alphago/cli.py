@@ -262,7 +262,17 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--size", type=int, default=9, help="board size (default 9)")
     ev.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
     ev.add_argument("--parallel", type=int, default=1, help="games at once")
-    ev.add_argument("--sgf-dir", metavar="DIR", help="save each game's SGF here")
+    ev.add_argument(
+        "--sgf-dir",
+        metavar="DIR",
+        help="save each game's SGF here, with the match's journal (for --resume)",
+    )
+    ev.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with the match journalled in --sgf-dir: its finished games "
+        "count, only the missing ones are played (same engines, board and scoring)",
+    )
     ev.add_argument(
         "--max-moves", type=int, default=None, help="move cap (default 3 * size^2)"
     )
@@ -444,7 +454,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         if out.result.endswith("+F"):  # show why the forfeiting engine failed
             for line in out.stderr.get(-out.winner, "").strip().splitlines()[-5:]:
                 bar.write(f"    stderr: {line}", file=sys.stderr)
-        bar.update(1)
+        bar.update(done - bar.n)  # resumed games count as done
 
     scoring = Scoring.auto(args.scoring, args.arbiter)
     if scoring.kind == "tromp-taylor":
@@ -469,6 +479,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             move_timeout=args.move_timeout,
             on_game=progress,
             scoring=scoring,
+            resume=args.resume,
         )
     finally:
         bar.close()

@@ -22,6 +22,7 @@ import goboard
 from goboard.coords import check_size
 
 from .game import GameOutcome, play_game
+from .journal import MatchJournal
 from .records import save_outcome_sgf
 from .settle import Scoring
 from .stats import EloEstimate, elo_estimate
@@ -55,6 +56,7 @@ class MatchResult:
     b: str
     games: list[MatchGame]
     scoring: Scoring
+    resumed: int = 0  # games read back from the journal, not played by this run
 
     def elo(self) -> EloEstimate:
         """A's Elo difference over B (ValueError if no games were played)."""
@@ -74,7 +76,8 @@ class MatchResult:
     def report(self) -> str:
         """The human-readable summary ``alphago eval`` prints."""
         n = len(self.games)
-        lines = [f"A: {self.a}", f"B: {self.b}", f"games: {n}"]
+        resumed = f" ({self.resumed} resumed from the journal)" if self.resumed else ""
+        lines = [f"A: {self.a}", f"B: {self.b}", f"games: {n}{resumed}"]
         for label, engine in (("A", "a"), ("B", "b")):
             parts = []
             for colour, name in ((goboard.BLACK, "black"), (goboard.WHITE, "white")):
@@ -152,6 +155,7 @@ def run_match(
     move_timeout: float = 60.0,
     on_game: Callable[[MatchGame, int], None] | None = None,
     scoring: Scoring,
+    resume: bool = False,
 ) -> MatchResult:
     """Play ``games`` games between two engine command lines.
 
@@ -162,9 +166,11 @@ def run_match(
         games: Number of games (>= 1).
         size, komi: The board.
         parallel: Games played at once (>= 1).
-        sgf_dir: If given, each game is saved there as ``game-NNN.sgf``.
+        sgf_dir: If given, each game is saved there as ``game-NNN.sgf``, and the
+            match's journal beside it (:mod:`alphago.match.journal`).
         max_moves, move_timeout: As in :func:`play_game`.
-        on_game: Called with each finished game and the number finished so far (from
+        on_game: Called with each game this run finishes and the number finished so
+            far, resumed games included (from
             worker threads, one at a time).
         scoring: How dead stones are settled before counting, see
             :mod:`alphago.match.settle`. Required: a silent Tromp-Taylor default once
@@ -172,13 +178,17 @@ def run_match(
             "Its strength"), so every caller says which count is fair for its players
             (``Scoring.auto()`` for an outside engine, ``Scoring()`` for engines that
             capture their dead stones).
+        resume: Go on with the match journalled in ``sgf_dir``: its finished games
+            count as they are and only the missing numbers are played.
 
     Returns:
         The games in order of their number.
 
     Raises:
         ValueError: Bad counts or size, or an engine command line that cannot be
-            split or names no program found on the PATH.
+            split or names no program found on the PATH; ``sgf_dir`` holds another
+            match's journal, or a journal and ``resume`` is not set, or ``resume``
+            without ``sgf_dir``.
     """
     if games < 1:
         raise ValueError(f"games must be >= 1, not {games}")
@@ -189,15 +199,27 @@ def run_match(
         _check_command(label, command)
     if scoring.arbiter is not None:
         _check_command("arbiter", scoring.arbiter)
-    folder = None if sgf_dir is None else Path(sgf_dir)
-    if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
+    if resume and sgf_dir is None:
+        raise ValueError("resuming a match needs its SGF directory")
+    journal = None
+    finished: dict[int, GameOutcome] = {}
+    if sgf_dir is not None:
+        settings = {
+            "engine_a": engine_a,
+            "engine_b": engine_b,
+            "size": size,
+            "komi": komi,
+            "max_moves": 3 * size * size if max_moves is None else max_moves,
+            "scoring": scoring.describe(),
+        }
+        journal = MatchJournal(Path(sgf_dir), settings, resume=resume)
+        finished = {i: g for i, g in journal.finished().items() if i < games}
     lock = threading.Lock()
-    done: list[MatchGame] = []
+    done = [MatchGame(i, _a_colour(i), g) for i, g in sorted(finished.items())]
     width = max(3, len(str(games - 1)))
 
     def one(index: int) -> MatchGame:
-        a_colour = goboard.BLACK if index % 2 == 0 else goboard.WHITE
+        a_colour = _a_colour(index)
         a, b = (
             command.replace(GAME_FIELD, str(index)) for command in (engine_a, engine_b)
         )
@@ -212,23 +234,32 @@ def run_match(
             scoring=scoring,
         )
         game = MatchGame(index, a_colour, outcome)
-        if folder is not None:
-            path = folder / f"game-{index:0{width}d}.sgf"
+        if journal is not None:
+            path = journal.folder / f"game-{index:0{width}d}.sgf"
             save_outcome_sgf(outcome, path, scoring=scoring)
+            journal.save(index, outcome)  # last: a journalled game has its SGF
         with lock:
             done.append(game)
             if on_game is not None:
                 on_game(game, len(done))
         return game
 
-    pool = ThreadPoolExecutor(max_workers=min(parallel, games))
+    missing = [index for index in range(games) if index not in finished]
+    pool = ThreadPoolExecutor(max_workers=max(1, min(parallel, len(missing))))
     try:
-        futures = [pool.submit(one, index) for index in range(games)]
-        played = [future.result() for future in futures]
+        futures = [pool.submit(one, index) for index in missing]
+        for future in futures:
+            future.result()
     except BaseException:
         # Ctrl-C or a failure outside the games (an SGF that cannot be written):
         # start no more games; the running ones end when their engines do.
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
-    return MatchResult(engine_a, engine_b, played, scoring)
+    played = sorted(done, key=lambda g: g.index)
+    return MatchResult(engine_a, engine_b, played, scoring, len(finished))
+
+
+def _a_colour(index: int) -> int:
+    """Engine A's colour in game ``index``: Black in even games."""
+    return goboard.BLACK if index % 2 == 0 else goboard.WHITE

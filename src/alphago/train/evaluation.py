@@ -31,7 +31,11 @@ def gnugo_match(
     parallel: int = 1,
     sgf_dir: Path | None = None,
 ) -> tuple[int, int, int]:
-    """The network in ``weights`` against GNU Go at ``level``: (wins, losses, ties)."""
+    """The network in ``weights`` against GNU Go at ``level``: (wins, losses, ties).
+
+    With ``sgf_dir``, a match that a killed run left there goes on from its finished
+    games (the resumed run evaluates the same ``weights``: the evaluation phase runs
+    after the decision that may replace them is checkpointed)."""
     from ..data.gendata import gnugo_command
     from ..match import GAME_FIELD, run_match
     from ..match.settle import Scoring
@@ -51,6 +55,7 @@ def gnugo_match(
         parallel=parallel,
         sgf_dir=sgf_dir,
         scoring=Scoring.auto(),
+        resume=sgf_dir is not None,
     )
     wins = sum(g.a_points == 1.0 for g in result.games)
     ties = sum(g.a_points == 0.5 for g in result.games)

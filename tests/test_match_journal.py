@@ -1,0 +1,152 @@
+"""Resumable matches: the journal beside a match's SGFs, and run_match(resume=True)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from match_fakes import fake_engine
+
+from alphago.match import MatchGame, run_match
+from alphago.match.settle import Scoring
+
+AS_IT_STANDS = Scoring()
+
+
+def _engines(tmp_path: Path) -> tuple[str, str]:
+    # Seeded by the game's number, so every game differs and replays identically.
+    a = fake_engine(tmp_path, "random", 1)[: -len(" 1")] + " {game}"
+    return a, fake_engine(tmp_path, "random", 7)
+
+
+def _summary(games: list[MatchGame]) -> list[tuple[int, int, str, object]]:
+    return [(g.index, g.a_colour, g.outcome.result, g.outcome.moves) for g in games]
+
+
+def test_an_interrupted_match_resumes_where_it_stopped(tmp_path: Path) -> None:
+    a, b = _engines(tmp_path)
+    whole = run_match(a, b, 4, size=5, scoring=AS_IT_STANDS)
+    folder = tmp_path / "games"
+    first = run_match(a, b, 4, size=5, sgf_dir=folder, scoring=AS_IT_STANDS)
+    assert _summary(first.games) == _summary(whole.games)
+    # As if killed during games 1 and 3: their records never appeared.
+    for index in (1, 3):
+        (folder / f"game-{index}.json").unlink()
+    seen: list[tuple[int, int]] = []
+    resumed = run_match(
+        a,
+        b,
+        4,
+        size=5,
+        sgf_dir=folder,
+        scoring=AS_IT_STANDS,
+        resume=True,
+        on_game=lambda game, done: seen.append((game.index, done)),
+    )
+    assert sorted(index for index, _ in seen) == [1, 3]  # only the missing games
+    assert sorted(done for _, done in seen) == [3, 4]  # counted after the two kept
+    assert _summary(resumed.games) == _summary(whole.games)
+    assert resumed.resumed == 2
+    assert "games: 4 (2 resumed from the journal)" in resumed.report()
+    # Thinking times come back too, so the report's time per move stays whole.
+    kept = resumed.games[0].outcome
+    assert kept.think_time == first.games[0].outcome.think_time
+    assert kept.genmoves == first.games[0].outcome.genmoves
+
+
+def test_a_resumed_match_can_grow(tmp_path: Path) -> None:
+    a, b = _engines(tmp_path)
+    folder = tmp_path / "games"
+    run_match(a, b, 2, size=5, sgf_dir=folder, scoring=AS_IT_STANDS)
+    seen: list[int] = []
+    more = run_match(
+        a,
+        b,
+        4,
+        size=5,
+        sgf_dir=folder,
+        scoring=AS_IT_STANDS,
+        resume=True,
+        on_game=lambda game, done: seen.append(game.index),
+    )
+    assert sorted(seen) == [2, 3]
+    assert [g.index for g in more.games] == [0, 1, 2, 3]
+    assert [g.a_colour for g in more.games] == [1, -1, 1, -1]
+    # A shorter match over the same journal uses its first games only.
+    fewer = run_match(
+        a, b, 3, size=5, sgf_dir=folder, scoring=AS_IT_STANDS, resume=True
+    )
+    assert [g.index for g in fewer.games] == [0, 1, 2] and fewer.resumed == 3
+
+
+def test_a_journal_is_not_overwritten_or_mixed_with_another_match(
+    tmp_path: Path,
+) -> None:
+    a, b = _engines(tmp_path)
+    folder = tmp_path / "games"
+    run_match(a, b, 2, size=5, sgf_dir=folder, scoring=AS_IT_STANDS)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    with pytest.raises(ValueError, match="holds a match already"):
+        run_match(a, b, 2, size=5, sgf_dir=folder, scoring=AS_IT_STANDS)
+    with pytest.raises(ValueError, match=r"another match \(komi differ\)"):
+        run_match(
+            a,
+            b,
+            2,
+            size=5,
+            komi=0.5,
+            sgf_dir=folder,
+            scoring=AS_IT_STANDS,
+            resume=True,
+        )
+    with pytest.raises(ValueError, match=r"engine_a, engine_b differ"):
+        run_match(b, a, 2, size=5, sgf_dir=folder, scoring=AS_IT_STANDS, resume=True)
+    with pytest.raises(ValueError, match="scoring differ"):
+        run_match(
+            a,
+            b,
+            2,
+            size=5,
+            sgf_dir=folder,
+            resume=True,
+            scoring=Scoring(kind="agree"),
+        )
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    with pytest.raises(ValueError, match="needs its SGF directory"):
+        run_match(a, b, 2, size=5, scoring=AS_IT_STANDS, resume=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("game-1.json", "{not json", "unreadable match journal"),
+        ("game-1.json", '{"index": 1}', "damaged game record"),
+        ("game-1.json", '{"index": 0, "outcome": {}}', "damaged game record"),
+        ("match.json", "[]", "not an object"),
+    ],
+)
+def test_a_damaged_journal_is_refused_by_name(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    a, b = _engines(tmp_path)
+    folder = tmp_path / "games"
+    run_match(a, b, 2, size=5, sgf_dir=folder, scoring=AS_IT_STANDS)
+    (folder / name).write_text(text)
+    with pytest.raises(ValueError, match=message) as exc:
+        run_match(a, b, 2, size=5, sgf_dir=folder, scoring=AS_IT_STANDS, resume=True)
+    assert name in str(exc.value)
+
+
+def test_a_journalled_game_holds_what_the_report_needs(tmp_path: Path) -> None:
+    a, b = _engines(tmp_path)
+    folder = tmp_path / "games"
+    result = run_match(a, b, 1, size=5, sgf_dir=folder, scoring=AS_IT_STANDS)
+    data = json.loads((folder / "game-0.json").read_text())
+    out = result.games[0].outcome
+    assert data["index"] == 0
+    assert data["outcome"]["result"] == out.result
+    assert [tuple(m) for m in data["outcome"]["moves"]] == out.moves
+    settings = json.loads((folder / "match.json").read_text())
+    assert settings["engine_a"] == a and settings["size"] == 5
+    assert settings["max_moves"] == 75  # the default cap, resolved
