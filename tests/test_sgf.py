@@ -81,6 +81,7 @@ def test_replay_refuses_illegal_moves() -> None:
         "(;GM[2]SZ[9])",
         "(;GM[1]SZ[9]KM[lots])",
         "(;GM[1]SZ[9];B[zz])",
+        "(;GM[1]SZ[9];B[e\nzz])",  # three letters once the line break is dropped
         "(;GM[1]SZ[9]",
         "",
         b"\xff\xfe(;",
@@ -90,6 +91,17 @@ def test_malformed_files_raise_value_error(data: str | bytes) -> None:
     with pytest.raises(ValueError) as info:
         read_sgf(data)
     assert str(info.value)
+
+
+def test_a_line_break_inside_a_move_is_dropped() -> None:
+    # As old files wrap their lines (two of Debian's professional games do).
+    record = read_sgf("(;GM[1]SZ[19];B[qd];W[oq\n];B[d\r\nd];W[])")
+    assert record.moves == [
+        (goboard.BLACK, from_gtp("R16", 19)),
+        (goboard.WHITE, from_gtp("P3", 19)),
+        (goboard.BLACK, from_gtp("D16", 19)),
+        (goboard.WHITE, 19 * 19),
+    ]
 
 
 def test_write_refuses_bad_records() -> None:

@@ -15,7 +15,7 @@ import codecs
 import os
 from dataclasses import dataclass, field
 
-from sgfmill import sgf  # type: ignore[import-untyped]
+from sgfmill import sgf, sgf_properties  # type: ignore[import-untyped]
 
 import goboard
 from goboard import coords
@@ -166,7 +166,7 @@ def read_sgf(data: bytes | str) -> GameRecord:
         if root.has_property("GC"):
             record.comment = root.get("GC")
         for node in game.get_main_sequence()[1:]:
-            colour_name, rc = node.get_move()
+            colour_name, rc = _move(node, size)
             if colour_name is None:
                 continue
             record.moves.append((_FROM_SGF[colour_name], _point(rc, size)))
@@ -175,6 +175,23 @@ def read_sgf(data: bytes | str) -> GameRecord:
     if not (-1000.0 <= record.komi <= 1000.0):
         raise ValueError(f"SGF komi {record.komi} is out of range")
     return record
+
+
+def _move(node: sgf.Tree_node, size: int) -> tuple[str | None, tuple[int, int] | None]:
+    """The node's move as sgfmill gives it: (``"b"``/``"w"``/None, (row, col) or None).
+
+    Old files wrap their lines inside a move's value (``W[oq<newline>]``: two games of
+    Debian's goban-original-games). A point holds no white space in SGF, so it is
+    dropped before the value is read again; any other bad value still raises.
+    """
+    try:
+        return node.get_move()  # type: ignore[no-any-return]
+    except ValueError:
+        for name in ("B", "W"):
+            if node.has_property(name):
+                raw = b"".join(node.get_raw(name).split())
+                return name.lower(), sgf_properties.interpret_go_point(raw, size)
+        raise
 
 
 def write_sgf(record: GameRecord) -> bytes:
