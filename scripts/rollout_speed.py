@@ -5,7 +5,10 @@ game, both policies in the same run (best of 3 repeats each), 9x9 and 19x19.
 
 Quality (with --records): for positions of game records (move --from of each game), the
 mean outcome of --rollouts rollouts of each policy is compared with the game's result:
-how often its sign names the winner, and the mean squared error against +-1.
+how often its sign names the winner, and the mean squared error against +-1. With
+--net, the network's value head is judged the same way, and so is the leaf value a
+search mixes from it and ONE pattern rollout, (1 - L) v + L z, for L in --mix: what
+``--mix-lambda`` chooses between.
 
     python scripts/rollout_speed.py --weights runs/rollout/best.npz \
         --records /work/runs/data2016/l10 --last 100
@@ -47,8 +50,19 @@ def speed(policy: goboard.PatternPolicy, size: int, playouts: int) -> None:
     )
 
 
+def _judge(name: str, values: np.ndarray, truth: np.ndarray, what: str) -> None:
+    agree = float(np.mean(np.sign(values) == truth))
+    mse = float(np.mean((values - truth) ** 2))
+    print(f"{name}: winner named {agree:.3f}, MSE {mse:.3f} ({what})")
+
+
 def quality(
-    policy: goboard.PatternPolicy, files: list[Path], move: int, rollouts: int
+    policy: goboard.PatternPolicy,
+    files: list[Path],
+    move: int,
+    rollouts: int,
+    net_path: str | None = None,
+    mixes: tuple[float, ...] = (),
 ) -> None:
     boards, winners = [], []
     for path in files:
@@ -69,13 +83,31 @@ def quality(
         [goboard.playouts(b, rollouts, i)[0] for i, b in enumerate(boards)]
     )
     pattern = policy.playouts_batch(boards, rollouts, 1)
+    what = f"{len(boards)} positions after move {move}"
     for name, scores in (("uniform", uniform), ("pattern", pattern)):
         mean = np.sign(scores).mean(axis=1)
-        agree = float(np.mean(np.sign(mean) == truth))
-        mse = float(np.mean((mean - truth) ** 2))
+        _judge(name, mean, truth, f"{what}, {rollouts} rollouts each")
+    if net_path is None:
+        return
+    import torch
+
+    from alphago.nets import load_weights
+
+    net = load_weights(net_path)
+    planes = np.stack([b.features(net.config.input_planes) for b in boards])
+    with torch.inference_mode():
+        _, value, _ = net(torch.from_numpy(planes))
+    movers = np.array([b.to_play for b in boards], dtype=np.float64)
+    v = value.double().numpy().reshape(-1) * movers  # Black's view, as the truth
+    _judge("value head", v, truth, what)
+    single = np.sign(pattern)  # each rollout alone: what one leaf gets
+    for mix in mixes:
+        leaf = (1.0 - mix) * v[:, None] + mix * single
+        agree = float(np.mean(np.sign(leaf) == truth[:, None]))
+        mse = float(np.mean((leaf - truth[:, None]) ** 2))
         print(
-            f"{name}: winner named {agree:.3f}, MSE {mse:.3f} "
-            f"({len(boards)} positions after move {move}, {rollouts} rollouts each)"
+            f"leaf value, lambda {mix:g}: winner named {agree:.3f}, MSE {mse:.3f} "
+            f"({what}, one rollout per leaf)"
         )
 
 
@@ -86,15 +118,25 @@ def main() -> None:
     parser.add_argument("--last", type=int, default=100, help="use the last N games")
     parser.add_argument("--from", dest="move", type=int, default=30, help="move")
     parser.add_argument("--rollouts", type=int, default=64, help="per position")
+    parser.add_argument("--net", help="also judge this network's value head")
+    parser.add_argument(
+        "--mix",
+        type=float,
+        nargs="*",
+        default=[0.0, 0.25, 0.5, 0.75, 1.0],
+        help="lambdas for the mixed leaf value (with --net)",
+    )
+    parser.add_argument("--no-speed", action="store_true", help="skip the speed part")
     args = parser.parse_args()
     policy = (
         load_rollout_policy(args.weights) if args.weights else goboard.PatternPolicy()
     )
-    speed(policy, 9, 4000)
-    speed(policy, 19, 500)
+    if not args.no_speed:
+        speed(policy, 9, 4000)
+        speed(policy, 19, 500)
     if args.records:
         files = sgf_files([args.records])[-args.last :]
-        quality(policy, files, args.move, args.rollouts)
+        quality(policy, files, args.move, args.rollouts, args.net, tuple(args.mix))
 
 
 if __name__ == "__main__":

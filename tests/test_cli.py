@@ -403,12 +403,39 @@ def test_the_shipped_9x9_network_is_the_default_on_9x9() -> None:
     assert net.config.board_size == 9
     player = make_player(_engine_args("--size", "9", "--simulations", "16"))
     assert isinstance(player, SearchPlayer)
-    # No 19x19 network ships; --uct forces UCT where one does.
-    assert shipped_weights(19) is None
-    assert isinstance(make_player(_engine_args("--size", "19")), UCTPlayer)
+    # No 13x13 network ships; --uct forces UCT where one does.
+    assert shipped_weights(13) is None
+    assert isinstance(make_player(_engine_args("--size", "13")), UCTPlayer)
     assert isinstance(make_player(_engine_args("--size", "9", "--uct")), UCTPlayer)
     with pytest.raises(ValueError, match="exclude"):
         make_player(_engine_args("--uct", "--weights", str(path)))
+
+
+def test_the_shipped_19x19_network_opens_in_the_corners() -> None:
+    # Trained on professional games: on the empty board, and after a corner stone,
+    # its favourite moves are corner points on the third and fourth lines.
+    pytest.importorskip("torch")
+    from alphago.cli import make_player
+    from alphago.nets import load_weights
+    from alphago.nets.shipped import shipped_weights
+    from alphago.player import SearchPlayer
+
+    path = shipped_weights(19)
+    assert path is not None and path.stat().st_size < 5_000_000
+    net = load_weights(path)
+    assert net.config.board_size == 19 and net.config.input_planes == "agz17"
+    board = goboard.Board(19, 7.5, "chinese")
+    import torch
+
+    corner_lines = {2, 3, 15, 16}  # the third and fourth lines from either edge
+    for move in (None, "Q16"):
+        if move is not None:
+            board.play_gtp(move)
+        with torch.inference_mode():
+            logits, _, _ = net(torch.from_numpy(board.features("agz17"))[None])
+        top = torch.topk(logits[0, :361], 4).indices.tolist()
+        assert all(p // 19 in corner_lines and p % 19 in corner_lines for p in top)
+    assert isinstance(make_player(_engine_args("--size", "19")), SearchPlayer)
 
 
 def test_the_shipped_network_answers_the_centre_opening() -> None:

@@ -37,7 +37,7 @@ def choice_engine(spec: PlayerSpec, log: list[str]) -> Engine:
 def test_boardsize_picks_the_shipped_network_and_uct_where_none_ships() -> None:
     log: list[str] = []
     e = choice_engine(PlayerSpec(simulations=8), log)
-    assert e.size == 19 and isinstance(e.player, UCTPlayer)
+    assert e.size == 19 and isinstance(e.player, SearchPlayer)  # the shipped 19x19
     ok(e, "boardsize 9")
     assert isinstance(e.player, SearchPlayer)  # the shipped 9x9 network
     nine = e.player
@@ -46,8 +46,11 @@ def test_boardsize_picks_the_shipped_network_and_uct_where_none_ships() -> None:
     ok(e, "boardsize 9")
     assert e.player is nine  # cached: loaded once
     assert ok(e, "genmove b")
-    assert len(log) == 3 and "19x19: plain UCT" in log[0]
+    assert len(log) == 3
+    assert "19x19: PUCT over the shipped network alphago-19x19.pt" in log[0]
+    assert "mixed with the shipped pattern rollouts rollout-19x19.npz" in log[0]
     assert "9x9: PUCT over the shipped network alphago-9x9.pt" in log[1]
+    assert "13x13: plain UCT" in log[2]
 
 
 def test_weights_of_one_size_refuse_the_others(tiny_net_5x5: Path) -> None:
@@ -96,20 +99,20 @@ def test_gumbel_search_over_a_network(tiny_net_5x5: Path) -> None:
 
 def test_gumbel_where_no_network_ships_says_it_plays_uct() -> None:
     log: list[str] = []
-    e = choice_engine(PlayerSpec(simulations=8, search="gumbel"), log)
-    assert e.size == 19 and isinstance(e.player, UCTPlayer)
-    assert "19x19: plain UCT" in log[0] and "no Gumbel search" in log[0]
+    player = PlayerChoice(PlayerSpec(simulations=8, search="gumbel"), log.append)
+    assert isinstance(player.player_for(13), UCTPlayer)
+    assert "13x13: plain UCT" in log[0] and "no Gumbel search" in log[0]
 
 
 def test_mix_lambda_where_no_network_ships_says_it_plays_uct() -> None:
     log: list[str] = []
-    e = choice_engine(PlayerSpec(simulations=8, mix_lambda=0.5), log)
-    assert e.size == 19 and isinstance(e.player, UCTPlayer)
-    assert "19x19: plain UCT" in log[0]
+    player = PlayerChoice(PlayerSpec(simulations=8, mix_lambda=0.5), log.append)
+    assert isinstance(player.player_for(13), UCTPlayer)
+    assert "13x13: plain UCT" in log[0]
     assert "no network for --mix-lambda to mix rollouts into" in log[0]
     log.clear()
-    choice_engine(PlayerSpec(simulations=8), log)  # not asked: not mentioned
-    assert "19x19: plain UCT" in log[0] and "mix" not in log[0]
+    PlayerChoice(PlayerSpec(simulations=8), log.append).player_for(13)  # not asked
+    assert "13x13: plain UCT" in log[0] and "mix" not in log[0]
 
 
 def test_spec_checks() -> None:

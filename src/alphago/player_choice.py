@@ -34,8 +34,9 @@ the rollouts by ``--rollout-weights`` or the pattern policy shipped for the size
 uniform random playouts. The Zero nets' value heads learned from few game results;
 the rollouts make up for that as they do for the 2016 value net (README). A shipped
 network's PUCT mixes at :data:`SHIPPED_MIX` by default where a rollout policy ships
-for the size (9x9, where the mix beat the network alone 80 games in 100); a
-``--weights`` network mixes only when asked.
+for the size (9x9, where the mix beat the network alone 80 games in 100; 19x19, whose
+value head learned from about a thousand game results and predicts them no better than
+chance, not measured there in games); a ``--weights`` network mixes only when asked.
 
 Each choice is announced once on the log stream (stderr), so a GUI's engine log says
 what is playing.

@@ -19,6 +19,7 @@ SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
 #: it carries inside.
 SHIPPED_SHA256 = {
     9: "989ff16fc51a0e61a4f38a1e44f0ce17500b2baa73697c67fe16546eeedc6d32",
+    19: "2b9c43c8b6c25b47c74693b8c727cf4399e828e6e388f4e8ad462ff4f9f0bd7a",
 }
 
 
