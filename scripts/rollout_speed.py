@@ -8,7 +8,8 @@ mean outcome of --rollouts rollouts of each policy is compared with the game's r
 how often its sign names the winner, and the mean squared error against +-1. With
 --net, the network's value head is judged the same way, and so is the leaf value a
 search mixes from it and ONE pattern rollout, (1 - L) v + L z, for L in --mix: what
-``--mix-lambda`` chooses between.
+``--mix-lambda`` chooses between; so are the margins of its score head and of its
+ownership head (the sum of ownership less komi), where it has them.
 
     python scripts/rollout_speed.py --weights runs/rollout/best.npz \
         --records /work/runs/data2016/l10 --last 100
@@ -48,6 +49,10 @@ def speed(policy: goboard.PatternPolicy, size: int, playouts: int) -> None:
         f"{rates['pattern'][0] / 1e3:.0f}k stones/s ({rates['pattern'][1]:.0f} per "
         "rollout)"
     )
+
+
+#: Points of predicted margin that make a value of tanh(1) = 0.76.
+MARGIN_SCALE = 10.0
 
 
 def _judge(name: str, values: np.ndarray, truth: np.ndarray, what: str) -> None:
@@ -96,10 +101,20 @@ def quality(
     net = load_weights(net_path)
     planes = np.stack([b.features(net.config.input_planes) for b in boards])
     with torch.inference_mode():
-        _, value, _ = net(torch.from_numpy(planes))
+        heads = net.heads(torch.from_numpy(planes))
     movers = np.array([b.to_play for b in boards], dtype=np.float64)
-    v = value.double().numpy().reshape(-1) * movers  # Black's view, as the truth
+    v = heads.value.double().numpy().reshape(-1) * movers  # Black's view, as the truth
     _judge("value head", v, truth, what)
+    # The margins the auxiliary heads predict, read as values: their sign names the
+    # winner; tanh(margin / MARGIN_SCALE) gives the MSE a scale.
+    komi = np.array([b.komi for b in boards])
+    if heads.score is not None:
+        margin = heads.score.double().numpy() * movers
+        _judge("score head", np.tanh(margin / MARGIN_SCALE), truth, what)
+    if heads.ownership_logit is not None:
+        area = torch.tanh(heads.ownership_logit).double().sum(dim=(1, 2)).numpy()
+        margin = area * movers - komi
+        _judge("ownership sum - komi", np.tanh(margin / MARGIN_SCALE), truth, what)
     single = np.sign(pattern)  # each rollout alone: what one leaf gets
     for mix in mixes:
         leaf = (1.0 - mix) * v[:, None] + mix * single
