@@ -9,6 +9,12 @@ behaviour on ``genmove``:
 - ``corner``: always answers A1 (legal once, then occupied: an illegal move).
 - ``garbage``: answers ``Z99`` (not a vertex).
 - ``crash``: writes to stderr and exits with code 3.
+- ``sigterm``: ends itself with SIGTERM, as ``kill`` from outside would (on
+  ``final_status_list`` too: a stopped arbiter).
+- ``stop2``: plays as ``random``, but as ``sigterm`` when its seed is 2 (a match's
+  game 2, with ``{game}`` as the seed).
+- ``exit143``: exits with status 143, as a program that turns SIGTERM into an exit does
+  (``alphago`` itself).
 - ``slow``: sleeps 30 s (a timeout).
 - ``resign``: resigns.
 - ``error``: answers ``? cannot``.
@@ -31,7 +37,7 @@ script = [v for v in sys.argv[3].split(",") if v] if len(sys.argv) > 3 else []
 dead = " ".join(v for v in sys.argv[4].split(",") if v) if len(sys.argv) > 4 else ""
 board = None
 size, komi = 19, 7.5
-if mode == "random":
+if mode in ("random", "stop2"):
     import numpy as np
     import goboard
     from goboard.coords import from_gtp, to_gtp
@@ -39,7 +45,7 @@ if mode == "random":
 
 def new_board():
     global board
-    if mode == "random":
+    if mode in ("random", "stop2"):
         board = goboard.Board(size, komi, "chinese")
 
 def answer(text="", ok=True):
@@ -57,6 +63,12 @@ def genmove(colour):
         sys.stderr.write("boom: fake crash\n")
         sys.stderr.flush()
         sys.exit(3)
+    if mode == "sigterm" or (mode == "stop2" and seed == 2):
+        import os, signal
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)
+    if mode == "exit143":
+        sys.exit(143)
     if mode == "slow":
         time.sleep(30)
     if mode == "resign":
@@ -101,7 +113,7 @@ for line in sys.stdin:
         if mode == "refuse":
             answer("illegal move", ok=False)
             continue
-        if mode == "random":
+        if mode in ("random", "stop2"):
             board.play(from_gtp(args[1], size))
         answer()
     elif cmd == "genmove":
@@ -111,6 +123,8 @@ for line in sys.stdin:
             answer(genmove(args[0]))
     elif cmd == "final_status_list" and mode == "script":
         answer(dead)
+    elif cmd == "final_status_list" and mode == "sigterm":
+        genmove("b")  # stopped as an arbiter
     elif cmd == "multi":
         sys.stdout.write("=7 first\nsecond\n\n")
         sys.stdout.flush()

@@ -139,6 +139,21 @@ def test_eval_reports_a_crash(
     assert "A wins 0/1 (0/1 as black, 0/0 as white)" in captured.out
 
 
+def test_eval_says_in_one_line_that_an_engine_was_stopped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stopped, good = fake_engine(tmp_path, "sigterm"), fake_engine(tmp_path, "pass")
+    argv = ["eval", stopped, good, "--games", "1", "--size", "5", "--no-progress"]
+    assert main([*argv, "--sgf-dir", str(tmp_path / "games")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "alphago eval: stopped: an engine was stopped from outside (engine exited "
+        "(killed by signal 15)); the game it was playing is not recorded (the same "
+        "command with --resume goes on)"
+    )
+    assert not list((tmp_path / "games").glob("game-*"))
+
+
 @needs_gtp
 @pytest.mark.skipif(not Path(GNUGO).exists(), reason="GNU Go is not installed")
 def test_eval_our_engine_against_gnugo(tmp_path: Path) -> None:

@@ -8,7 +8,8 @@ import pytest
 from match_fakes import fake_engine
 
 import goboard
-from alphago.match import play_game
+from alphago.match import EngineStopped, play_game
+from alphago.match.settle import Scoring
 from alphago.sgf import GameRecord, replay
 
 B, W = goboard.BLACK, goboard.WHITE
@@ -81,6 +82,30 @@ def test_failures_forfeit_for_the_failing_engine(
     assert out.reason.startswith("W forfeits: " + reason), out.reason
     if mode == "crash":
         assert "boom: fake crash" in out.stderr[W]
+
+
+@pytest.mark.parametrize("stopped", [B, W])
+def test_an_engine_stopped_from_outside_forfeits_nothing(
+    tmp_path: Path, stopped: int
+) -> None:
+    # Ctrl-C reaches the engines too, or someone kills one: the game has no result,
+    # whoever was to move.
+    bad, good = fake_engine(tmp_path, "sigterm"), fake_engine(tmp_path, "pass")
+    black, white = (bad, good) if stopped == B else (good, bad)
+    with pytest.raises(EngineStopped, match="signal 15"):
+        play_game(black, white, size=5)
+
+
+def test_a_stopped_arbiter_gives_no_count(tmp_path: Path) -> None:
+    passer = fake_engine(tmp_path, "pass")
+    arbiter = Scoring("arbiter", fake_engine(tmp_path, "sigterm"))
+    with pytest.raises(EngineStopped):
+        play_game(passer, passer, size=5, scoring=arbiter)
+    # The players cannot name dead stones (they do not know the command): the arbiter
+    # decides, and it was stopped.
+    agree = Scoring("agree", fake_engine(tmp_path, "sigterm"))
+    with pytest.raises(EngineStopped):
+        play_game(passer, passer, size=5, scoring=agree)
 
 
 def test_missing_program_forfeits(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from match_fakes import fake_engine
 
-from alphago.match import EngineDied, EngineTimeout, GTPClient, GTPError
+from alphago.match import EngineDied, EngineStopped, EngineTimeout, GTPClient, GTPError
 
 
 def test_answers_and_errors(tmp_path: Path) -> None:
@@ -36,6 +36,34 @@ def test_crash_is_engine_died_and_stderr_is_kept(tmp_path: Path) -> None:
     with pytest.raises(EngineDied):
         engine.send("name")
     assert "boom: fake crash" in engine.close()
+
+
+@pytest.mark.parametrize(
+    ("mode", "how"), [("sigterm", "killed by signal 15"), ("exit143", "exit code 143")]
+)
+def test_an_engine_stopped_from_outside_is_told_apart(
+    tmp_path: Path, mode: str, how: str
+) -> None:
+    engine = GTPClient(fake_engine(tmp_path, mode), timeout=10)
+    with pytest.raises(EngineStopped, match=how):
+        engine.send("genmove b")
+    engine.close()
+
+
+def test_a_crash_or_our_own_kill_is_not_a_stop(tmp_path: Path) -> None:
+    crash = GTPClient(fake_engine(tmp_path, "crash"), timeout=10)
+    with pytest.raises(EngineDied) as died:
+        crash.send("genmove b")
+    assert not isinstance(died.value, EngineStopped)
+    crash.close()
+    slow = GTPClient(fake_engine(tmp_path, "slow"), timeout=60)
+    killer = threading.Timer(0.3, slow.kill)  # SIGKILL: how a timed-out engine ends
+    killer.start()
+    with pytest.raises(EngineDied) as died:
+        slow.send("genmove b")
+    killer.join()
+    assert not isinstance(died.value, EngineStopped)
+    slow.close()
 
 
 def test_timeout_then_close_kills(tmp_path: Path) -> None:

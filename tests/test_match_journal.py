@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from match_fakes import fake_engine
 
-from alphago.match import MatchGame, run_match
+from alphago.match import EngineStopped, MatchGame, run_match
 from alphago.match.settle import Scoring
 
 AS_IT_STANDS = Scoring()
@@ -150,3 +150,19 @@ def test_a_journalled_game_holds_what_the_report_needs(tmp_path: Path) -> None:
     settings = json.loads((folder / "match.json").read_text())
     assert settings["engine_a"] == a and settings["size"] == 5
     assert settings["max_moves"] == 75  # the default cap, resolved
+
+
+def test_a_game_stopped_from_outside_is_not_journalled(tmp_path: Path) -> None:
+    # Engine A is stopped (SIGTERM) in game 2: the match stops, games 0 and 1 stay in
+    # the journal, game 2 is neither journalled nor counted as a forfeit.
+    a = fake_engine(tmp_path, "stop2", 1)[: -len(" 1")] + " {game}"
+    b = fake_engine(tmp_path, "random", 7)
+    folder = tmp_path / "games"
+    with pytest.raises(EngineStopped):
+        run_match(a, b, 4, size=5, sgf_dir=folder, scoring=AS_IT_STANDS)
+    journalled = sorted(p.name for p in folder.glob("game-*.json"))
+    assert journalled == ["game-0.json", "game-1.json"]
+    for name in journalled:
+        assert not json.loads((folder / name).read_text())["outcome"][
+            "result"
+        ].endswith("+F")

@@ -432,7 +432,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     import goboard
-    from alphago.match import run_match
+    from alphago.match import EngineStopped, run_match
     from alphago.match.settle import Scoring, missing_capture_all_dead
 
     bar = tqdm(
@@ -481,6 +481,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             scoring=scoring,
             resume=args.resume,
         )
+    except EngineStopped as exc:
+        again = " (the same command with --resume goes on)" if args.sgf_dir else ""
+        print(
+            f"alphago eval: stopped: an engine was stopped from outside ({exc}); "
+            f"the game it was playing is not recorded{again}",
+            file=sys.stderr,
+        )
+        return 1
     finally:
         bar.close()
     print(result.report())
@@ -547,6 +555,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 130
         except (ValueError, OSError) as exc:
             print(f"alphago {args.command}: error: {exc}", file=sys.stderr)
+            return 1
+        except Exception as exc:
+            # An engine stopped from outside (train rl's GNU Go matches, say): one
+            # line, as for Ctrl-C; anything else is a bug and keeps its traceback.
+            from alphago.match.gtp_client import EngineStopped
+
+            if not isinstance(exc, EngineStopped):
+                raise
+            print(f"alphago {args.command}: stopped: {exc}", file=sys.stderr)
             return 1
 
 

@@ -5,7 +5,14 @@ is the terminal game of ``alphago play``.
 """
 
 from .game import GameOutcome, play_game
-from .gtp_client import EngineDied, EngineFailure, EngineTimeout, GTPClient, GTPError
+from .gtp_client import (
+    EngineDied,
+    EngineFailure,
+    EngineStopped,
+    EngineTimeout,
+    GTPClient,
+    GTPError,
+)
 from .records import save_outcome_sgf
 from .runner import GAME_FIELD, MatchGame, MatchResult, run_match
 from .stats import EloEstimate, elo_difference, elo_estimate
@@ -15,6 +22,7 @@ __all__ = [
     "EloEstimate",
     "EngineDied",
     "EngineFailure",
+    "EngineStopped",
     "EngineTimeout",
     "GTPClient",
     "GTPError",

@@ -16,6 +16,11 @@ An engine forfeits (loses, result ``B+F`` / ``W+F`` as in SGF) when it
 - refuses a setup command (``boardsize``, ``clear_board``, ``komi``) or a move our
   rules accepted (its rules disagree with the referee's).
 
+An engine (or the arbiter) stopped from outside, by Ctrl-C or ``kill``
+(:class:`~alphago.match.gtp_client.EngineStopped`), forfeits nothing: the game has no
+result, and :func:`play_game` raises that exception, so that a match being stopped
+records no game its stop cut short.
+
 Engines are fresh processes per game and always closed at the end.
 """
 
@@ -27,7 +32,7 @@ from dataclasses import dataclass, field
 import goboard
 from goboard.coords import from_gtp, to_gtp
 
-from .gtp_client import EngineFailure, GTPClient, GTPError
+from .gtp_client import EngineFailure, EngineStopped, GTPClient, GTPError
 from .settle import Scoring, score_without, settle
 
 __all__ = ["GameOutcome", "play_game"]
@@ -107,6 +112,9 @@ def play_game(
 
     Returns:
         The outcome; engine failures never raise, they forfeit the game.
+
+    Raises:
+        EngineStopped: An engine or the arbiter was stopped from outside.
     """
     cap = 3 * size * size if max_moves is None else max_moves
     out = GameOutcome(size=size, komi=komi)
@@ -125,6 +133,8 @@ def play_game(
         if out.reason in ("two passes", "move cap"):
             _count(board, engines, out, scoring or Scoring())
     except _Forfeit as forfeit:
+        if isinstance(forfeit.__cause__, EngineStopped):
+            raise forfeit.__cause__ from None
         winner = -forfeit.colour
         out.winner = winner
         out.result = f"{_SGF_COLOUR[winner]}+F"
@@ -203,6 +213,8 @@ def _count(
     try:
         settlement = settle(scoring, board, out.moves, engines)
         out.dead, out.settled = settlement.dead, settlement.how
+    except EngineStopped:
+        raise  # not the arbiter's failure: the game has no count
     except (EngineFailure, GTPError, ValueError) as exc:
         out.dead, out.settled = (), f"arbiter failed ({exc}), counted as it stands"
     out.score = score_without(board, out.dead)

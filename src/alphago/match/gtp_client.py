@@ -11,6 +11,8 @@ Failures are exceptions, so the game loop can charge them to the engine:
 - :class:`GTPError`: the engine answered ``? message`` (a refusal, not a crash).
 - :class:`EngineTimeout`: no complete answer within the timeout.
 - :class:`EngineDied`: the process exited, or could not be started.
+- :class:`EngineStopped`, a kind of EngineDied: someone stopped the process (a signal
+  from outside), which is not the engine's fault: the game loop must not charge it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import contextlib
 import os
 import queue
 import shlex
+import signal
 import subprocess
 import tempfile
 import threading
@@ -26,7 +29,14 @@ import time
 from collections.abc import Sequence
 from typing import IO
 
-__all__ = ["EngineDied", "EngineFailure", "EngineTimeout", "GTPClient", "GTPError"]
+__all__ = [
+    "EngineDied",
+    "EngineFailure",
+    "EngineStopped",
+    "EngineTimeout",
+    "GTPClient",
+    "GTPError",
+]
 
 #: Bytes of an engine's stderr kept by :meth:`GTPClient.close` (the tail).
 STDERR_TAIL = 4000
@@ -38,6 +48,19 @@ class EngineFailure(Exception):
 
 class EngineDied(EngineFailure):
     """The engine process exited (or never started)."""
+
+
+class EngineStopped(EngineDied):
+    """The engine was stopped from outside: ended by SIGHUP, SIGINT or SIGTERM (a
+    closing terminal, Ctrl-C, which reaches every process of the terminal, ``kill``),
+    or exited with the status a shell reports for those (128 + the signal's number),
+    as programs that turn them into an orderly exit do (``alphago`` among them).
+    SIGKILL is not among them: :meth:`GTPClient.kill` ends a timed-out engine with it.
+    """
+
+
+#: Signals that mean "stop" from outside rather than a crash.
+STOP_SIGNALS = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)
 
 
 class EngineTimeout(EngineFailure):
@@ -125,7 +148,7 @@ class GTPClient:
             self._proc.stdin.write(command.encode() + b"\n")
             self._proc.stdin.flush()
         except OSError as exc:
-            raise EngineDied(f"engine exited ({self._exit_text()})") from exc
+            raise self._died() from exc
         try:
             ok, text = self._read_answer(self.timeout if timeout is None else timeout)
         except EngineTimeout:
@@ -149,10 +172,7 @@ class GTPClient:
                 raise EngineTimeout(f"no answer within {timeout:g} s") from None
             if line is None:
                 self._lines.put(None)  # later reads see the end too
-                # Give the process a moment to be reaped so the exit code is known.
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self._proc.wait(timeout=1.0)
-                raise EngineDied(f"engine exited ({self._exit_text()})")
+                raise self._died()
             line = line.replace("\t", " ").rstrip()
             if not lines and not line:
                 continue  # blank lines between answers
@@ -166,6 +186,17 @@ class GTPClient:
         head = first[1:].lstrip("0123456789").strip()
         text = "\n".join([head, *lines[1:]]).strip()
         return ok, text
+
+    def _died(self) -> EngineDied:
+        """The exception for an engine that is gone: EngineStopped when a stop signal
+        ended it, else EngineDied."""
+        # Give the process a moment to be reaped so the exit code is known.
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._proc.wait(timeout=1.0)
+        code = self._proc.poll()
+        stops = {-int(s) for s in STOP_SIGNALS} | {128 + int(s) for s in STOP_SIGNALS}
+        kind = EngineStopped if code in stops else EngineDied
+        return kind(f"engine exited ({self._exit_text()})")
 
     def _exit_text(self) -> str:
         code = self._proc.poll()

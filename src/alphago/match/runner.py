@@ -215,6 +215,7 @@ def run_match(
         journal = MatchJournal(Path(sgf_dir), settings, resume=resume)
         finished = {i: g for i, g in journal.finished().items() if i < games}
     lock = threading.Lock()
+    stopping = threading.Event()
     done = [MatchGame(i, _a_colour(i), g) for i, g in sorted(finished.items())]
     width = max(3, len(str(games - 1)))
 
@@ -234,6 +235,8 @@ def run_match(
             scoring=scoring,
         )
         game = MatchGame(index, a_colour, outcome)
+        if stopping.is_set() and outcome.result.endswith("+F"):
+            return game  # likely the stop's doing (its engines saw Ctrl-C): no record
         if journal is not None:
             path = journal.folder / f"game-{index:0{width}d}.sgf"
             save_outcome_sgf(outcome, path, scoring=scoring)
@@ -251,8 +254,10 @@ def run_match(
         for future in futures:
             future.result()
     except BaseException:
-        # Ctrl-C or a failure outside the games (an SGF that cannot be written):
+        # Ctrl-C, an engine stopped from outside (EngineStopped: that game has no
+        # result) or a failure outside the games (an SGF that cannot be written):
         # start no more games; the running ones end when their engines do.
+        stopping.set()
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()

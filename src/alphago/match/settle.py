@@ -29,7 +29,7 @@ import numpy as np
 import goboard
 from goboard.coords import from_gtp, to_gtp
 
-from .gtp_client import EngineFailure, GTPClient, GTPError
+from .gtp_client import EngineFailure, EngineStopped, GTPClient, GTPError
 
 __all__ = [
     "SCORINGS",
@@ -150,6 +150,8 @@ def _ask_player(
     try:
         answer = engine.send("final_status_list dead", timeout=timeout)
         return dead_list(answer, board.size, board.stones())
+    except EngineStopped:
+        raise  # stopped from outside: no settlement at all
     except (GTPError, EngineFailure, ValueError):
         return None
 
