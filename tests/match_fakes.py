@@ -15,7 +15,8 @@ behaviour on ``genmove``:
   game 2, with ``{game}`` as the seed).
 - ``exit143``: exits with status 143, as a program that turns SIGTERM into an exit does
   (``alphago`` itself).
-- ``slow``: sleeps 30 s (a timeout).
+- ``slow``: sleeps 30 s (a timeout); ``slow1`` does so when its seed is 1 (a match's
+  game 1, with ``{game}`` as the seed) and passes otherwise.
 - ``resign``: resigns.
 - ``error``: answers ``? cannot``.
 ``refuse`` passes on genmove but rejects every ``play`` command, and ``nosize`` rejects
@@ -53,7 +54,7 @@ def answer(text="", ok=True):
     sys.stdout.flush()
 
 def genmove(colour):
-    if mode == "pass" or mode == "refuse" or mode == "nosize":
+    if mode in ("pass", "refuse", "nosize") or (mode == "slow1" and seed != 1):
         return "pass"
     if mode == "corner":
         return "A1"
@@ -69,7 +70,7 @@ def genmove(colour):
         time.sleep(30)
     if mode == "exit143":
         sys.exit(143)
-    if mode == "slow":
+    if mode == "slow" or (mode == "slow1" and seed == 1):
         time.sleep(30)
     if mode == "resign":
         return "resign"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -166,3 +168,34 @@ def test_a_game_stopped_from_outside_is_not_journalled(tmp_path: Path) -> None:
         assert not json.loads((folder / name).read_text())["outcome"][
             "result"
         ].endswith("+F")
+
+
+def test_a_stopped_match_ends_the_games_in_play(tmp_path: Path) -> None:
+    # Game 0 ends at once; game 1's engine A thinks for 30 s. Stopping the match
+    # after game 0 (an exception, as Ctrl-C or SIGTERM in the CLI) kills game 1's
+    # engines instead of leaving its thread to play on, and journals nothing of it.
+    a = fake_engine(tmp_path, "slow1", 1)[: -len(" 1")] + " {game}"
+    b = fake_engine(tmp_path, "pass")
+    folder = tmp_path / "games"
+
+    def stop(game: MatchGame, done: int) -> None:
+        raise KeyboardInterrupt
+
+    before = set(threading.enumerate())
+    with pytest.raises(KeyboardInterrupt):
+        run_match(
+            a,
+            b,
+            2,
+            size=5,
+            parallel=2,
+            sgf_dir=folder,
+            scoring=AS_IT_STANDS,
+            move_timeout=60,
+            on_game=stop,
+        )
+    deadline = time.monotonic() + 20  # well short of the engine's 30 s
+    while any(t.is_alive() for t in set(threading.enumerate()) - before):
+        assert time.monotonic() < deadline, "game 1 is still being played"
+        time.sleep(0.1)
+    assert sorted(p.name for p in folder.glob("game-*.json")) == ["game-0.json"]

@@ -27,6 +27,7 @@ Engines are fresh processes per game and always closed at the end.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import goboard
@@ -98,6 +99,7 @@ def play_game(
     move_timeout: float = 60.0,
     setup_timeout: float = 30.0,
     scoring: Scoring | None = None,
+    on_engine: Callable[[GTPClient], None] | None = None,
 ) -> GameOutcome:
     """Start both engines, referee one game, close both engines.
 
@@ -109,6 +111,9 @@ def play_game(
         move_timeout: Seconds an engine may think on one move.
         setup_timeout: Seconds for the engine to start and answer setup commands.
         scoring: How dead stones are settled (default: plain Tromp-Taylor).
+        on_engine: Called with each engine as it starts, so that a caller can
+            :meth:`~alphago.match.gtp_client.GTPClient.kill` it from another thread
+            to end the game at once (the killed engine forfeits).
 
     Returns:
         The outcome; engine failures never raise, they forfeit the game.
@@ -127,6 +132,8 @@ def play_game(
                 engines[colour] = GTPClient(command, timeout=setup_timeout)
             except EngineFailure as exc:
                 raise _Forfeit(colour, str(exc)) from exc
+            if on_engine is not None:
+                on_engine(engines[colour])
         for colour, engine in engines.items():
             out.names[colour] = _setup(engine, colour, size, komi)
         _play(board, engines, out, cap, move_timeout)

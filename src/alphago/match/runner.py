@@ -22,6 +22,7 @@ import goboard
 from goboard.coords import check_size
 
 from .game import GameOutcome, play_game
+from .gtp_client import GTPClient
 from .journal import MatchJournal
 from .records import save_outcome_sgf
 from .settle import Scoring
@@ -216,6 +217,16 @@ def run_match(
         finished = {i: g for i, g in journal.finished().items() if i < games}
     lock = threading.Lock()
     stopping = threading.Event()
+    # Every engine started, so that a stop can end the games in play at once: threads
+    # cannot be stopped from outside, and Python would wait for them at exit.
+    engines: list[GTPClient] = []
+
+    def started(engine: GTPClient) -> None:
+        with lock:
+            engines.append(engine)
+        if stopping.is_set():
+            engine.kill()  # a game that began as the match stopped
+
     done = [MatchGame(i, _a_colour(i), g) for i, g in sorted(finished.items())]
     width = max(3, len(str(games - 1)))
 
@@ -233,6 +244,7 @@ def run_match(
             max_moves=max_moves,
             move_timeout=move_timeout,
             scoring=scoring,
+            on_engine=started,
         )
         game = MatchGame(index, a_colour, outcome)
         if stopping.is_set() and outcome.result.endswith("+F"):
@@ -256,9 +268,13 @@ def run_match(
     except BaseException:
         # Ctrl-C, an engine stopped from outside (EngineStopped: that game has no
         # result) or a failure outside the games (an SGF that cannot be written):
-        # start no more games; the running ones end when their engines do.
+        # start no more games, and end the running ones (their killed engines'
+        # forfeits are not journalled: the games are replayed on --resume).
         stopping.set()
         pool.shutdown(wait=False, cancel_futures=True)
+        with lock:
+            for engine in engines:
+                engine.kill()
         raise
     pool.shutdown()
     played = sorted(done, key=lambda g: g.index)
