@@ -429,7 +429,7 @@ def test_the_shipped_9x9_network_is_the_default_on_9x9() -> None:
 def test_the_shipped_19x19_network_opens_in_the_corners() -> None:
     # Trained on professional games: on the empty board, and after a corner stone,
     # its favourite moves are corner points on the third and fourth lines.
-    pytest.importorskip("torch")
+    torch = pytest.importorskip("torch")
     from alphago.cli import make_player
     from alphago.nets import load_weights
     from alphago.nets.shipped import shipped_weights
@@ -440,8 +440,6 @@ def test_the_shipped_19x19_network_opens_in_the_corners() -> None:
     net = load_weights(path)
     assert net.config.board_size == 19 and net.config.input_planes == "agz17"
     board = goboard.Board(19, 7.5, "chinese")
-    import torch
-
     corner_lines = {2, 3, 15, 16}  # the third and fourth lines from either edge
     for move in (None, "Q16"):
         if move is not None:
