@@ -7,6 +7,7 @@ seeded random games (about 130 positions) in two shards.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ torch = pytest.importorskip("torch")
 from alphago.data.dataset import game_examples  # noqa: E402
 from alphago.data.examples import Examples, load_shards, sample_batch  # noqa: E402
 from alphago.nets.model import NetConfig, PolicyValueNet  # noqa: E402
-from alphago.nets.weights import load_weights  # noqa: E402
+from alphago.nets.weights import load_weights, save_weights  # noqa: E402
 from alphago.train.checkpoint import (  # noqa: E402
     FORMAT,
     git_revision,
@@ -362,6 +363,97 @@ def test_no_validation_set_writes_no_best(tmp_path: Path, shards: Path) -> None:
     assert kinds == {"train"}
     assert (tmp_path / "weights.pt").exists() and not (tmp_path / "best.pt").exists()
     assert len(load_shards([shards])) > 100
+
+
+def test_init_weights_start_a_fine_tuning_run(
+    tmp_path: Path, shards: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    torch.manual_seed(7)
+    start = PolicyValueNet(NET)
+    save_weights(start, tmp_path / "start.pt")
+    other_shape = NetConfig(board_size=SIZE, blocks=2, filters=16)
+    # With an ownership loss the run adds the head the file lacks.
+    train = TrainConfig(lr=1e-3, batch_size=8, ownership_weight=1.0)
+    config = SLConfig(steps=4, val_every=2, checkpoint_every=2, log_every=1, seed=1)
+    run = tmp_path / "run"
+    before = train_sl(
+        run,
+        [shards],
+        other_shape,  # the file's shape wins
+        train,
+        config,
+        progress=False,
+        init_weights=tmp_path / "start.pt",
+        stop_after=0,
+    )
+    assert before.model.config == dataclasses.replace(NET, ownership_head=True)
+    # One Adam step (stop_after stops after it) moves each weight by about lr at
+    # most; a fresh initialisation would be ~0.05 away.
+    tuned_params = dict(before.model.named_parameters())
+    for key, value in start.named_parameters():
+        assert torch.allclose(tuned_params[key], value, atol=1.5e-3), key
+    # Stopped before its first checkpoint, the run starts again; resumed with the
+    # same command after one, it goes on from its own checkpoint, and the net
+    # options the file overrode are not reported as changed.
+    train_sl(
+        run,
+        [shards],
+        other_shape,
+        train,
+        config,
+        progress=False,
+        init_weights=tmp_path / "start.pt",
+        stop_after=2,
+    )
+    capsys.readouterr()
+    tuned = train_sl(
+        run,
+        [shards],
+        other_shape,
+        train,
+        config,
+        progress=False,
+        init_weights=tmp_path / "start.pt",
+    )
+    assert "not the given" not in capsys.readouterr().err
+    assert tuned.step == 4 and tuned.model.config == before.model.config
+    assert load_weights(run / "weights.pt").config == before.model.config
+    moved = tuned.model.state_dict()
+    assert any(not torch.equal(moved[k], v) for k, v in start.state_dict().items())
+
+    # The same seed without --init starts elsewhere.
+    fresh = train_sl(
+        tmp_path / "fresh",
+        [shards],
+        before.model.config,
+        train,
+        config,
+        progress=False,
+        stop_after=0,
+    )
+    fresh_params = dict(fresh.model.named_parameters())
+    assert not all(
+        torch.allclose(fresh_params[k], v, atol=1.5e-3)
+        for k, v in start.named_parameters()
+    )
+
+
+def test_init_weights_that_cannot_start_the_run_are_refused(
+    tmp_path: Path, shards: Path
+) -> None:
+    seven = PolicyValueNet(NetConfig(board_size=7, blocks=1, filters=8))
+    save_weights(seven, tmp_path / "seven.pt")
+    with pytest.raises(ValueError, match="7x7"):
+        train_sl(tmp_path / "a", [shards], init_weights=tmp_path / "seven.pt")
+    pooled = NetConfig(board_size=SIZE, blocks=1, filters=8, global_pooling=(0,))
+    save_weights(PolicyValueNet(NET), tmp_path / "plain.pt")
+    with pytest.raises(ValueError, match="global pooling"):
+        train_sl(tmp_path / "b", [shards], pooled, init_weights=tmp_path / "plain.pt")
+    (tmp_path / "junk.pt").write_bytes(b"not weights")
+    with pytest.raises(ValueError, match="junk"):
+        train_sl(tmp_path / "c", [shards], init_weights=tmp_path / "junk.pt")
+    for run in ("a", "b", "c"):
+        assert not (tmp_path / run / "checkpoint.pt").exists()
 
 
 # Found by fuzz/fuzz_weights.py: damaged checkpoints and learner states.

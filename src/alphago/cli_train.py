@@ -258,6 +258,12 @@ def add_training_commands(sub: Any) -> None:
         default=0.05,
         help="examples held out (default 0.05)",
     )
+    sl.add_argument(
+        "--init",
+        metavar="WEIGHTS",
+        help="start from this network instead of random weights (fine-tuning); "
+        "its shape replaces --blocks, --filters and --planes",
+    )
     sl.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     rl = modes.add_parser(
@@ -656,6 +662,7 @@ def _train_sl(args: argparse.Namespace, device: str, precision: str | None) -> i
         device=device,
         progress=not args.no_progress,
         precision=precision,
+        init_weights=args.init,
     )
     print(f"step {learner.step}: weights in {Path(args.run) / 'weights.pt'}")
     return 0

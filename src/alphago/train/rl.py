@@ -51,7 +51,6 @@ so that runs differing in one switch can be compared at equal cost.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -80,6 +79,7 @@ from .evaluation import gnugo_match, log_eval
 from .learner import Learner, TrainConfig
 from .metrics import MetricsLog
 from .selfplay import SelfPlayConfig
+from .start import load_start, start_network
 from .workers import run_selfplay
 
 __all__ = ["RLConfig", "train_rl"]
@@ -377,14 +377,7 @@ def train_rl(
         config = config or RLConfig()
         train_config = train_config or TrainConfig()
         if init_weights is not None:
-            start = load_weights(init_weights)
-            pooling = () if net_config is None else net_config.global_pooling
-            if pooling and pooling != start.config.global_pooling:
-                raise ValueError(
-                    "global pooling changes the residual blocks, so it cannot be "
-                    "added to the initial weights' network; start without them"
-                )
-            net_config = _with_aux_heads(start.config, train_config)
+            net_config, start = start_network(init_weights, net_config, train_config)
         net_config = net_config or NetConfig(board_size=config.selfplay.size)
         if net_config.board_size != config.selfplay.size:
             raise ValueError("the network's board size differs from self-play's")
@@ -392,7 +385,7 @@ def train_rl(
             run, config, net_config, train_config, device, precision, selfplay_device
         )
         if init_weights is not None:
-            _load_start(state.learner.model, start)
+            load_start(state.learner.model, start)
         save_weights(state.learner.model, run / "best.pt")
         state.save()
     cfg = state.config
@@ -415,28 +408,6 @@ def train_rl(
             if stop_after == (state.iteration - (phase == "evaluate"), phase):
                 break
     return state.learner
-
-
-def _with_aux_heads(config: NetConfig, train: TrainConfig) -> NetConfig:
-    """``config`` plus the heads ``train``'s auxiliary losses need."""
-    return dataclasses.replace(
-        config,
-        ownership_head=config.ownership_head or train.ownership_weight > 0,
-        score_head=config.score_head or train.score_weight > 0,
-    )
-
-
-def _load_start(model: PolicyValueNet, start: PolicyValueNet) -> None:
-    """``start``'s weights into ``model``, which may have heads ``start`` lacks
-    (they keep their fresh initialisation); every other key must match."""
-    result = model.load_state_dict(start.state_dict(), strict=False)
-    added = ("ownership_conv.", "score_fc.")
-    stray = [k for k in result.missing_keys if not k.startswith(added)]
-    if result.unexpected_keys or stray:
-        raise ValueError(
-            f"the initial weights do not fit the network: "
-            f"{sorted(result.unexpected_keys + stray)[:3]}"
-        )
 
 
 def _advance(bar: tqdm[Any], done: int) -> None:

@@ -48,6 +48,7 @@ from .checkpoint import (
 )
 from .learner import Learner, TrainConfig
 from .metrics import MetricsLog
+from .start import load_start, start_network
 
 __all__ = [
     "SLConfig",
@@ -187,11 +188,14 @@ def train_sl(
     stop_after: int | None = None,
     *,
     precision: str | None = None,
+    init_weights: str | Path | None = None,
 ) -> Learner:
     """Train (or continue training) the run in ``run_dir``; returns the learner.
 
     A new run needs ``data`` (shard files or directories) and takes the given configs
-    (defaults where None). An existing run (``RUN/checkpoint.pt``) continues with its
+    (defaults where None). With ``init_weights`` it starts from that network instead
+    of random weights (fine-tuning): the network's shape replaces ``net_config``'s
+    (:func:`~alphago.train.start.start_network`). An existing run (``RUN/checkpoint.pt``) continues with its
     stored data paths and configs; arguments that differ are reported and ignored.
     ``stop_after`` stops after that step (as a crash would, without a final
     checkpoint): the tests use it to check resumption. ``device`` and ``precision``
@@ -207,7 +211,9 @@ def train_sl(
         state = load_checkpoint(ckpt_path)
         if state.get("kind") != "sl":
             raise ValueError(f"{ckpt_path} is not a supervised run's checkpoint")
-        asked = {"data": data, "net": net_config, "train": train_config, "sl": config}
+        # With --init the network's shape came from that file, not from net_config.
+        asked_net = None if init_weights is not None else net_config
+        asked = {"data": data, "net": asked_net, "train": train_config, "sl": config}
         with checkpoint_entries(ckpt_path):
             data = [Path(p) for p in state["data"]]
             net_config = NetConfig.from_dict(state["net_config"])
@@ -227,8 +233,11 @@ def train_sl(
             )
     if data is None:
         raise ValueError("a new run needs training data")
-    net_config = net_config or NetConfig(board_size=9)
     train_config = train_config or TrainConfig()
+    start = None
+    if state is None and init_weights is not None:
+        net_config, start = start_network(init_weights, net_config, train_config)
+    net_config = net_config or NetConfig(board_size=9)
     config = config or SLConfig()
     data_paths = [str(Path(p).resolve()) for p in data]
     train, val = load_split(
@@ -236,6 +245,8 @@ def train_sl(
     )
     torch.manual_seed(config.seed)
     learner = Learner(PolicyValueNet(net_config), train_config, device, precision)
+    if start is not None:
+        load_start(learner.model, start)
     rng = resume_learner(run, state, "learner", learner.load_state_dict, config.seed)
     best = best_val(ckpt_path, state)
 
