@@ -195,8 +195,9 @@ def train_sl(
     A new run needs ``data`` (shard files or directories) and takes the given configs
     (defaults where None). With ``init_weights`` it starts from that network instead
     of random weights (fine-tuning): the network's shape replaces ``net_config``'s
-    (:func:`~alphago.train.start.start_network`). An existing run (``RUN/checkpoint.pt``) continues with its
-    stored data paths and configs; arguments that differ are reported and ignored.
+    (:func:`~alphago.train.start.start_network`). An existing run
+    (``RUN/checkpoint.pt``) continues with its stored data paths and configs;
+    arguments that differ are reported and ignored.
     ``stop_after`` stops after that step (as a crash would, without a final
     checkpoint): the tests use it to check resumption. ``device`` and ``precision``
     (None: bf16 on CUDA, fp32 elsewhere) are the learner's; they are not stored, so
