@@ -376,16 +376,21 @@ def test_init_weights_start_a_fine_tuning_run(
     train = TrainConfig(lr=1e-3, batch_size=8, ownership_weight=1.0)
     config = SLConfig(steps=4, val_every=2, checkpoint_every=2, log_every=1, seed=1)
     run = tmp_path / "run"
-    before = train_sl(
-        run,
-        [shards],
-        other_shape,  # the file's shape wins
-        train,
-        config,
-        progress=False,
-        init_weights=tmp_path / "start.pt",
-        stop_after=0,
-    )
+
+    def the_command(stop_after: int | None = None) -> Learner:
+        """The same fine-tuning command each time, as a user reruns it."""
+        return train_sl(
+            run,
+            [shards],
+            other_shape,  # the file's shape wins
+            train,
+            config,
+            progress=False,
+            init_weights=tmp_path / "start.pt",
+            stop_after=stop_after,
+        )
+
+    before = the_command(stop_after=0)
     assert before.model.config == dataclasses.replace(NET, ownership_head=True)
     # One Adam step (stop_after stops after it) moves each weight by about lr at
     # most; a fresh initialisation would be ~0.05 away.
@@ -395,26 +400,9 @@ def test_init_weights_start_a_fine_tuning_run(
     # Stopped before its first checkpoint, the run starts again; resumed with the
     # same command after one, it goes on from its own checkpoint, and the net
     # options the file overrode are not reported as changed.
-    train_sl(
-        run,
-        [shards],
-        other_shape,
-        train,
-        config,
-        progress=False,
-        init_weights=tmp_path / "start.pt",
-        stop_after=2,
-    )
+    the_command(stop_after=2)
     capsys.readouterr()
-    tuned = train_sl(
-        run,
-        [shards],
-        other_shape,
-        train,
-        config,
-        progress=False,
-        init_weights=tmp_path / "start.pt",
-    )
+    tuned = the_command()
     assert "not the given" not in capsys.readouterr().err
     assert tuned.step == 4 and tuned.model.config == before.model.config
     assert load_weights(run / "weights.pt").config == before.model.config
