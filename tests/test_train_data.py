@@ -486,8 +486,14 @@ def test_an_interrupted_generate_ends_its_games_at_once(tmp_path: Path) -> None:
             interrupted.append(index)
             signal.pthread_kill(main, signal.SIGINT)
 
-    with pytest.raises(KeyboardInterrupt):
-        generate(tmp_path, config, interrupt)
+    # A shell without job control starts background jobs with SIGINT ignored, and
+    # Python then keeps it ignored: give Ctrl-C its usual meaning for this test.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            generate(tmp_path, config, interrupt)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     played = sorted(tmp_path.glob("*"))
     assert 1 <= len(played) < 200
     # No worker plays on: a 5x5 level-0 game takes a fraction of a second.
