@@ -8,7 +8,7 @@ command that does not use a network) starts without importing torch.
 - ``alphago play``: play the engine yourself in the terminal.
 - ``alphago bench``: board, search and network speed on this machine.
 - ``alphago eval``: a refereed match between two GTP engine command lines.
-- ``alphago gendata``, ``shards``, ``train sl|rl``, ``report``: see
+- ``alphago gendata``, ``shards``, ``train sl|rl``, ``validate``, ``report``: see
   :mod:`alphago.cli_train`.
 """
 

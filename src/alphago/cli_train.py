@@ -7,6 +7,8 @@
 - ``alphago train policy|policy-rl|value RUN``: the AlphaGo 2016 networks
   (:mod:`alphago.cli_train2016`).
 - ``alphago report RUN``: the run's curves as a PNG.
+- ``alphago validate WEIGHTS... --data DIR``: networks scored on the same held-out
+  positions (:mod:`alphago.train.holdout`).
 
 Like :mod:`alphago.cli`, every command imports its modules when it runs.
 """
@@ -171,7 +173,7 @@ def _add_optimizer_options(p: argparse.ArgumentParser, lr: float) -> None:
 
 
 def add_training_commands(sub: Any) -> None:
-    """Add gendata, shards, train and report to the ``alphago`` subparsers."""
+    """Add gendata, shards, train, validate and report to the ``alphago`` subparsers."""
     gen = sub.add_parser("gendata", help="GNU Go self-play games as SGF teacher data")
     gen.add_argument("out", metavar="OUT", help="directory for the SGF files")
     gen.add_argument(
@@ -404,6 +406,28 @@ def add_training_commands(sub: Any) -> None:
     from alphago.cli_train2016 import add_train2016_modes
 
     add_train2016_modes(modes, _add_optimizer_options, _add_step_options)
+
+    va = sub.add_parser(
+        "validate",
+        help="held-out figures of networks on the same shards",
+        description="Score each network on the same positions: top-1 agreement, "
+        "policy loss, value MSE (and the ownership and score losses where the net "
+        "has the heads and the shards the targets), as a Markdown table.",
+    )
+    va.add_argument("weights", nargs="+", metavar="WEIGHTS", help="network files")
+    va.add_argument(
+        "--data", nargs="+", required=True, metavar="SHARDS", help="shard files or dirs"
+    )
+    va.add_argument(
+        "--holdout",
+        type=_finite,
+        default=1.0,
+        metavar="F",
+        help="score the last fraction F of the examples, the split of train sl "
+        "--val-fraction F (default 1: all of them)",
+    )
+    va.add_argument("--device", default="cpu", help="torch device (default cpu)")
+    va.add_argument("--threads", type=int, default=None, help="torch threads")
 
     from alphago.train.report import add_report_arguments
 
@@ -720,6 +744,21 @@ def _train_rl(args: argparse.Namespace, device: str, precision: str | None) -> i
     return 0
 
 
+def _cmd_validate(args: argparse.Namespace) -> int:
+    import torch
+
+    from alphago.train.holdout import table, validate_networks
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    positions, results = validate_networks(
+        args.weights, args.data, args.holdout, args.device
+    )
+    print(f"{positions} positions held out")
+    print(table(args.weights, results))
+    return 0
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from alphago.train.report import run_report
 
@@ -731,4 +770,5 @@ TRAINING_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "shards": _cmd_shards,
     "train": _cmd_train,
     "report": _cmd_report,
+    "validate": _cmd_validate,
 }
