@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import goboard
 from alphago.sgf import GameRecord
+
+if TYPE_CHECKING:
+    from alphago.data.examples import Examples
 
 
 def random_record(seed: int, moves: int = 12, size: int = 5) -> GameRecord:
@@ -21,3 +27,20 @@ def random_record(seed: int, moves: int = 12, size: int = 5) -> GameRecord:
         played.append((board.to_play, point))
         board.play(point)
     return GameRecord(size=size, komi=0.5, moves=played, result=board.result())
+
+
+def random_examples(games: int, moves: int = 16) -> Examples:
+    """The examples of ``games`` seeded random 5x5 games (seeds 0, 1, ...)."""
+    from alphago.data.dataset import game_examples  # needs torch: imported here
+    from alphago.data.examples import Examples
+
+    return Examples.concat(
+        [game_examples(random_record(s, moves)) for s in range(games)]
+    )
+
+
+def two_shards(examples: Examples, out: Path, cut: int) -> Path:
+    """``examples`` saved in ``out`` as two shards, split before row ``cut``."""
+    examples.take(slice(0, cut)).save(out / "shard-00000.npz")
+    examples.take(slice(cut, None)).save(out / "shard-00001.npz")
+    return out

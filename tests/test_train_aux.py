@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from records_helpers import random_record
+from records_helpers import random_examples, random_record
 
 torch = pytest.importorskip("torch")
 
@@ -49,9 +49,7 @@ AUX_NET = NetConfig(
 
 @pytest.fixture(scope="module")
 def examples() -> Examples:
-    return Examples.concat(
-        [game_examples(random_record(seed, 16)) for seed in range(6)]
-    )
+    return random_examples(6)
 
 
 def old_shard_bytes(ex: Examples) -> bytes:

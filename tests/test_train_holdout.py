@@ -11,12 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from records_helpers import random_record
+from records_helpers import random_examples, two_shards
 
 torch = pytest.importorskip("torch")
 
 from alphago.cli import main  # noqa: E402
-from alphago.data.dataset import game_examples  # noqa: E402
 from alphago.data.examples import Examples  # noqa: E402
 from alphago.nets.model import NetConfig, PolicyValueNet  # noqa: E402
 from alphago.nets.weights import save_weights  # noqa: E402
@@ -34,17 +33,12 @@ AUX = NetConfig(
 
 @pytest.fixture(scope="module")
 def examples() -> Examples:
-    return Examples.concat(
-        [game_examples(random_record(seed, 16)) for seed in range(6)]
-    )
+    return random_examples(6)
 
 
 @pytest.fixture(scope="module")
 def shards(tmp_path_factory: pytest.TempPathFactory, examples: Examples) -> Path:
-    out = tmp_path_factory.mktemp("shards")
-    examples.take(slice(0, 40)).save(out / "shard-00000.npz")
-    examples.take(slice(40, None)).save(out / "shard-00001.npz")
-    return out
+    return two_shards(examples, tmp_path_factory.mktemp("shards"), 40)
 
 
 def net_file(tmp: Path, name: str, config: NetConfig, seed: int) -> Path:

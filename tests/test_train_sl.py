@@ -14,11 +14,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from records_helpers import random_record
+from records_helpers import random_examples, two_shards
 
 torch = pytest.importorskip("torch")
 
-from alphago.data.dataset import game_examples  # noqa: E402
 from alphago.data.examples import Examples, load_shards, sample_batch  # noqa: E402
 from alphago.nets.model import NetConfig, PolicyValueNet  # noqa: E402
 from alphago.nets.weights import load_weights, save_weights  # noqa: E402
@@ -42,17 +41,12 @@ NET = NetConfig(board_size=SIZE, blocks=1, filters=8)
 
 @pytest.fixture(scope="module")
 def examples() -> Examples:
-    return Examples.concat(
-        [game_examples(random_record(seed, 16)) for seed in range(8)]
-    )
+    return random_examples(8)
 
 
 @pytest.fixture(scope="module")
 def shards(tmp_path_factory: pytest.TempPathFactory, examples: Examples) -> Path:
-    out = tmp_path_factory.mktemp("shards")
-    examples.take(slice(0, 64)).save(out / "shard-00000.npz")
-    examples.take(slice(64, None)).save(out / "shard-00001.npz")
-    return out
+    return two_shards(examples, tmp_path_factory.mktemp("shards"), 64)
 
 
 def assert_same_state(a: Learner, b: Learner) -> None:
