@@ -182,6 +182,28 @@ def test_rules_we_do_not_score_and_ignored_settings_warn() -> None:
     assert results(replies, "q")[0]["rootInfo"]["visits"] == 6
 
 
+def test_a_finished_game_is_analysed_to_its_last_turn() -> None:
+    # A review asks for every turn of a game that ended with two passes: the last
+    # turn is searched with the side to move playing on, and a warning says so.
+    moves = [["B", "C3"], ["W", "pass"], ["B", "pass"]]
+    replies = run([query(moves=moves, analyzeTurns=[3, 2], maxVisits=12)])
+    assert not [r for r in replies if "error" in r]
+    warnings = [r for r in replies if "warning" in r]
+    assert [(w["id"], w["field"]) for w in warnings] == [("q", "moves")]
+    assert "turn 3;" in warnings[0]["warning"]
+    got = {r["turnNumber"]: r for r in results(replies, "q")}
+    assert set(got) == {2, 3}
+    for turn, side in ((2, "B"), (3, "W")):
+        assert got[turn]["rootInfo"]["currentPlayer"] == side
+        assert got[turn]["rootInfo"]["visits"] == 12
+    # The position is the game's last one: C3 is taken.
+    assert "C3" not in {m["move"] for m in got[3]["moveInfos"]}
+    # A move after the end goes on from the stones, as before, with no warning.
+    later = run([query(moves=[*moves, ["W", "B2"]], maxVisits=6)])
+    assert not [r for r in later if "warning" in r or "error" in r]
+    assert results(later, "q")[0]["rootInfo"]["currentPlayer"] == "B"
+
+
 def test_avoid_and_allow_moves() -> None:
     allow = [{"player": "B", "moves": ["C3", "B2"], "untilDepth": 1}]
     got = results(run([query(maxVisits=30, allowMoves=allow)]), "q")[0]

@@ -1,6 +1,7 @@
 """Score estimates without a score head: random playouts, calibrated by the search.
 
-Our networks predict who wins, not by how much, yet analysis GUIs want a score for the
+Most of our networks predict who wins, not by how much (the shipped 9x9 net's score
+head is not read here yet), yet analysis GUIs want a score for the
 position and for every candidate move (``kata-analyze``'s ``scoreLead``, the analysis
 engine's ``scoreLead``, KaTrain's points lost). Two sources are at hand:
 

@@ -26,6 +26,7 @@ __all__ = [
     "GameRecord",
     "play_as",
     "read_sgf",
+    "rebuilt",
     "replay",
     "save_sgf",
     "start_board",
@@ -277,11 +278,15 @@ def play_as(board: goboard.Board, colour: int, point: int) -> goboard.Board:
     if board.to_play != colour and not board.is_over and board.passes == 0:
         board.play(board.size * board.size)
     if board.to_play != colour or board.is_over:
-        board = goboard.Board.from_stones(
-            board.stones(), colour, board.komi, board.rules
-        )
+        board = rebuilt(board, colour)
     board.play(point)
     return board
+
+
+def rebuilt(board: goboard.Board, colour: int) -> goboard.Board:
+    """``board``'s stones, komi and rules with ``colour`` to move and no history: a
+    game that was over goes on, with no passes counted and no superko history."""
+    return goboard.Board.from_stones(board.stones(), colour, board.komi, board.rules)
 
 
 def replay(record: GameRecord, rules: str | goboard.Rules = "chinese") -> goboard.Board:

@@ -14,7 +14,9 @@ by area with a ``warning``), ``komi``, ``whiteHandicapBonus``, ``boardXSize`` =
 ``allowMoves``, ``reportDuringSearchEvery``, ``priority``/``priorities`` and
 ``overrideSettings`` (``reportAnalysisWinratesAs``, ``maxVisits`` and ``maxTime``
 apply; other keys are ignored with a ``warning``). Actions: ``query_version``,
-``clear_cache``, ``terminate`` (with ``turnNumbers``) and ``terminate_all``.
+``clear_cache``, ``terminate`` (with ``turnNumbers``) and ``terminate_all``. A turn
+at which the game is over (two passes) is analysed with the side to move playing on,
+with a ``warning``.
 
 Values are reported from Black's view unless the command line or a query's
 ``overrideSettings.reportAnalysisWinratesAs`` says WHITE or SIDETOMOVE (KataGo's

@@ -16,7 +16,7 @@ import goboard
 from goboard import coords
 from search import MoveFilter
 
-from ..sgf import play_as
+from ..sgf import play_as, rebuilt
 from .rules import handicap_bonus, parse_rules
 
 __all__ = ["PERSPECTIVES", "Job", "ParsedQuery", "QueryError", "parse_query"]
@@ -287,6 +287,16 @@ def _positions(
     return out
 
 
+def _play_on(boards: dict[int, goboard.Board]) -> list[int]:
+    """Replace the boards of turns where the game is over (two passes) by the same
+    stones with the side to move playing on, as GTP's genmove does, so that a review
+    of a whole game gets its last turn analysed; those turns, in order."""
+    over = sorted(t for t, b in boards.items() if b.is_over)
+    for t in over:
+        boards[t] = rebuilt(boards[t], boards[t].to_play)
+    return over
+
+
 def parse_query(
     q: dict[str, object], default_perspective: str = "BLACK"
 ) -> ParsedQuery:
@@ -338,6 +348,16 @@ def parse_query(
     for key in ("includePVVisits", "includeOwnershipStdev", "includeNoResultValue"):
         _flag(q, key)
     boards = _positions(q, size, komi + bonus, ruleset.rules, set(turns))
+    over = _play_on(boards)
+    if over:
+        listed = ("turn " if len(over) == 1 else "turns ") + ", ".join(map(str, over))
+        warnings.append(
+            (
+                "moves",
+                f"the game is over (two passes) at {listed}; analysed as if the side "
+                "to move played on",
+            )
+        )
     jobs = []
     seen: set[int] = set()
     for turn, priority in zip(turns, priorities, strict=True):

@@ -9,8 +9,9 @@ Per field:
 
 - ``winrate``: the search's mean value mapped to [0, 1]; ``lcb`` a normal
   approximation below it; ``utility`` = 2 winrate - 1 (no score utility).
-- ``scoreLead`` (= ``scoreMean`` = ``scoreSelfplay``) and ``scoreStdev``: our nets
-  have no score head, so :func:`alphago.score_estimate.score_lead` reads the lead off
+- ``scoreLead`` (= ``scoreMean`` = ``scoreSelfplay``) and ``scoreStdev``: no net's
+  score head is read (only the shipped 9x9 net has one), so
+  :func:`alphago.score_estimate.score_lead` reads the lead off
   the move's winrate with the spread ``scoreStdev`` (the square root of the empty
   points, capped by random playouts after the move); never missing.
 - ``prior``: the network's policy at the root; ``policy``: the raw network policy,

@@ -190,7 +190,7 @@ class Engine:
         if b.to_play != colour and not b.is_over and b.passes == 0:
             b.play(b.size * b.size)
         if b.to_play != colour or b.is_over:
-            b = goboard.Board.from_stones(b.stones(), colour, b.komi, b.rules)
+            b = sgf.rebuilt(b, colour)
         return b
 
     # -- executing commands ----------------------------------------------------
