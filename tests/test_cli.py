@@ -333,6 +333,36 @@ def test_gtp_command_answers(tmp_path: Path) -> None:
 
 
 @needs_gtp
+def test_gtp_resigns_a_hopeless_game_when_asked() -> None:
+    # Komi 50 on 5x5: Black cannot win. Six moves in, past a quarter of the board.
+    setup = "komi 50\n" + "".join(f"play b {v}1\nplay w pass\n" for v in "ABC")
+    script = setup + "genmove b\nplay w pass\n" * 2 + "genmove b\nquit\n"
+    proc = subprocess.run(
+        [*CLI, "gtp", "--size", "5", "--simulations", "8", "--resign-below", "0.2"],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    answers = [a.strip() for a in proc.stdout.split("\n\n") if a.strip()]
+    genmoves = [
+        answers[i] for i, line in enumerate(script.splitlines()) if "gen" in line
+    ]
+    assert "= resign" not in genmoves[:2] and genmoves[2] == "= resign"
+
+
+@pytest.mark.parametrize("value", ["0.5", "0", "-1", "nan", "x"])
+def test_a_bad_resignation_winrate_is_a_usage_error(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["gtp", "--resign-below", value])
+    assert exc.value.code == 2
+    assert "--resign-below" in capsys.readouterr().err
+
+
+@needs_gtp
 def test_gtp_command_with_weights(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     from alphago.nets import NetConfig, PolicyValueNet, save_weights

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pytest
 from gtp_helpers import fails, make_engine, ok
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -215,18 +218,98 @@ def test_genmove_after_two_passes_still_answers() -> None:
     assert answer.lower() == "pass" or goboard.coords.from_gtp(answer, 5) < 25
 
 
-def test_resignation_is_off_by_default_and_configurable() -> None:
-    import search
-    from alphago.player import UCTPlayer
+def _hopeless(resign_below: float | None) -> Engine:
+    """5x5 with komi 50: Black cannot win, and every playout says so."""
+    e = make_engine(size=5, resign_below=resign_below)
+    ok(e, "komi 50")
+    return e
 
-    def lost_engine(resign: bool) -> Engine:
-        cfg = search.UCTConfig(num_simulations=32, resign_threshold=0.99)
-        return Engine(UCTPlayer(cfg, seed=3), board_size=5, komi=7.5, resign=resign)
 
-    assert ok(lost_engine(False), "genmove b") != "resign"
-    e = lost_engine(True)
+def _play_on(e: Engine, moves: list[str]) -> None:
+    for vertex in moves:
+        ok(e, f"play b {vertex}")
+        ok(e, "play w pass")
+
+
+def test_resignation_is_off_by_default() -> None:
+    e = _hopeless(None)
+    _play_on(e, ["A1", "B1", "C1", "D1"])
+    for _ in range(4):
+        assert ok(e, "genmove b") != "resign"
+        ok(e, "play w pass")
+
+
+def test_resignation_needs_three_low_genmoves_in_a_row() -> None:
+    e = _hopeless(0.1)
+    _play_on(e, ["A1", "B1", "C1", "D1"])  # move 8: past a quarter of 25 points
+    for _ in range(2):
+        assert ok(e, "genmove b") != "resign"
+        ok(e, "play w pass")
+    assert e.low_turns[goboard.BLACK] == 2
+    before = list(e.moves)
+    assert ok(e, "reg_genmove b") == "resign"  # what genmove would answer...
+    assert e.low_turns[goboard.BLACK] == 2  # ...but no move of the game
     assert ok(e, "genmove b") == "resign"
-    assert e.moves == []
+    assert e.moves == before  # resigning plays nothing
+
+
+def test_resignation_waits_for_a_quarter_of_the_board() -> None:
+    e = _hopeless(0.1)
+    _play_on(e, ["A1", "B1"])  # move 4, before 25 // 4 = 6
+    e.low_turns[goboard.BLACK] = 5
+    assert ok(e, "reg_genmove b") != "resign"
+    _play_on(e, ["C1"])  # move 6
+    assert ok(e, "reg_genmove b") == "resign"
+
+
+def test_resignation_needs_the_root_and_the_best_move_both_low() -> None:
+    import search
+    from alphago.gtp.commands import _resigns
+
+    e = _hopeless(0.1)
+    _play_on(e, ["A1", "B1", "C1", "D1"])
+    visits = np.zeros(26, dtype=np.int64)
+    visits[3] = 10
+
+    def result(value: float, best_q: float) -> search.SearchResult:
+        q = np.full(26, np.nan)
+        q[3] = best_q
+        return search.SearchResult(visits, q, visits / 10.0, 3, value, [3], 10)
+
+    def three(value: float, best_q: float) -> list[bool]:
+        e.low_turns[goboard.BLACK] = 0
+        return [
+            _resigns(e, e.board, goboard.BLACK, result(value, best_q), True)
+            for _ in range(3)
+        ]
+
+    assert three(-0.9, -0.9) == [False, False, True]  # winrate 0.05 < 0.1
+    assert three(-0.9, 0.0) == [False, False, False]  # the move chosen still hopes
+    assert three(0.0, -0.9) == [False, False, False]
+    assert three(-0.79, -0.79) == [False, False, False]  # winrate 0.105
+
+
+def test_undo_and_a_new_game_restart_the_count(tmp_path: Path) -> None:
+    sgf_file = tmp_path / "game.sgf"
+    sgf_file.write_text("(;FF[4]GM[1]SZ[5]KM[50];B[aa];W[bb])")
+    e = _hopeless(0.1)
+    _play_on(e, ["A1", "B1", "C1", "D1"])
+    for _ in range(2):
+        ok(e, "genmove b")
+        ok(e, "play w pass")
+    ok(e, "undo")
+    assert e.low_turns == {goboard.BLACK: 0, goboard.WHITE: 0}
+    assert ok(e, "genmove b") != "resign"
+    for command in ("clear_board", f"loadsgf {sgf_file}"):
+        e.low_turns[goboard.BLACK] = 2
+        ok(e, command)
+        assert e.low_turns[goboard.BLACK] == 0
+
+
+def test_a_resignation_threshold_outside_0_to_one_half_is_refused() -> None:
+    for bad in (0.0, 0.5, 1.0, -0.1):
+        with pytest.raises(ValueError, match="resign_below"):
+            make_engine(size=5, resign_below=bad)
 
 
 def test_never_dies_on_garbage() -> None:

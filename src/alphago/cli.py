@@ -59,6 +59,17 @@ def check_device_options(args: argparse.Namespace) -> None:
     resolve_precision(args.precision, device)
 
 
+def _resign_winrate(text: str) -> float:
+    """An argparse type: a winrate in (0, 0.5) for ``--resign-below``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < value < 0.5:
+        raise argparse.ArgumentTypeError(f"must be in (0, 0.5), not {text}")
+    return value
+
+
 def _add_engine_options(
     p: argparse.ArgumentParser, size: int | None, *, board: bool = True
 ) -> None:
@@ -210,6 +221,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="keep playing (capture dead stones, fill neutral points) instead of "
         "passing while the board is unsettled: for GUIs that count territory",
+    )
+    gtp.add_argument(
+        "--resign-below",
+        type=_resign_winrate,
+        default=None,
+        metavar="P",
+        help="genmove answers resign once the search has rated our winning chances "
+        "below P (e.g. 0.05) for 3 of our moves in a row, after the first quarter "
+        "of the board's points in moves (default: never resign)",
     )
 
     _add_analysis_parser(sub)
@@ -384,6 +404,7 @@ def _cmd_gtp(args: argparse.Namespace) -> int:
         players=choice.player_for,
         analysis_visits=args.analysis_visits,
         settle_before_pass=args.settle_before_pass,
+        resign_below=args.resign_below,
     )
     serve(engine, sys.stdin, sys.stdout)
     return 0

@@ -18,7 +18,7 @@ from goboard import coords, text
 from goboard.rules import check_komi
 
 from .commands_game import seki_stones
-from .engine import Context, Engine, Handler
+from .engine import RESIGN_TURNS, Context, Engine, Handler
 from .protocol import GtpError, parse_colour, parse_float, parse_int, parse_vertex
 
 __all__ = ["COMMANDS", "generate"]
@@ -137,7 +137,7 @@ def generate(
     )
     if account:  # reg_genmove is no move of the game: the clock does not run
         e.time.spent(colour, time.monotonic() - start)
-    if e.resign and result.resign and not cleanup:
+    if not cleanup and _resigns(e, board, colour, result, account):
         return "resign", None, result
     move = int(result.move)
     pass_point = e.size * e.size
@@ -149,6 +149,26 @@ def generate(
     elif e.settle_before_pass and move == pass_point:
         move = _settling_move(e, board, colour, result.visits)
     return coords.to_gtp(move, e.size), move, result
+
+
+def _resigns(
+    e: Engine,
+    board: goboard.Board,
+    colour: int,
+    result: search.SearchResult,
+    account: bool,
+) -> bool:
+    """Whether ``colour`` resigns after ``result`` (see ``Engine``'s
+    ``resign_below``); counts the low turn when ``account`` (a move of the game)."""
+    if e.resign_below is None:
+        return False
+    best = max(result.value, result.best_q)  # both must be low
+    low = (1.0 + best) / 2.0 < e.resign_below
+    turns = e.low_turns[colour] + 1 if low else 0
+    if account:
+        e.low_turns[colour] = turns
+    late = board.move_number >= e.size * e.size // 4
+    return late and turns >= RESIGN_TURNS
 
 
 def _settling_move(

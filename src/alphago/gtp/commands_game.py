@@ -362,6 +362,7 @@ def loadsgf(e: Engine, args: list[str], ctx: Context) -> str:
     e.player = e.player_for(record.size)
     e.size, e.komi = record.size, record.komi
     e.setup, e.moves, e.board = record.setup, list(moves), board
+    e.restart_resign_count()
     e.player.new_game()
     return ""
 

@@ -30,13 +30,18 @@ from ..player_choice import UnacceptableSize
 from .protocol import GtpError, error, parse_command, success
 from .timing import TimeManager
 
-__all__ = ["DEFAULT_VERSION", "Context", "Engine", "Handler"]
+__all__ = ["DEFAULT_VERSION", "RESIGN_TURNS", "Context", "Engine", "Handler"]
 
 #: What ``version`` answers by default. Lizzie reads the second number as a Leela Zero
 #: release and, below 15, shows a modal dialog from its engine thread that deadlocks it;
 #: so the answer starts with the Leela Zero protocol level we speak (0.17: lz-analyze
 #: with avoid/allow), then our own version. ``--gtp-version`` overrides it.
 DEFAULT_VERSION = f"0.17.0+alphago.{_package_version}"
+
+#: Resignation needs this many of a colour's genmoves in a row to rate its chances
+#: below ``resign_below`` (KataGo's default ``resignConsecTurns``): one search's low
+#: estimate is too noisy to give a game away on.
+RESIGN_TURNS = 3
 
 
 @dataclass
@@ -71,7 +76,11 @@ class Engine:
         board_size: initial board size.
         komi: initial komi.
         rules: rules preset or ``goboard.Rules`` for the board.
-        resign: allow ``genmove`` to answer ``resign`` when the search says so.
+        resign_below: ``genmove`` answers ``resign`` once the search has put its
+            colour's winning chances (both the root value and the chosen move's, as a
+            winrate) below this for :data:`RESIGN_TURNS` genmoves in a row, and never
+            before a quarter of the board's points have been played (handicap games
+            start lopsided); None (default) never resigns. In (0, 0.5).
         name, version: what ``name`` and ``version`` answer (see
             :data:`DEFAULT_VERSION`).
         players: picks the player when ``boardsize`` changes the size (None: keep
@@ -92,7 +101,7 @@ class Engine:
         komi: float = 7.5,
         rules: str | goboard.Rules = "chinese",
         *,
-        resign: bool = False,
+        resign_below: float | None = None,
         name: str = "alphago",
         version: str = DEFAULT_VERSION,
         dead_threshold: float = 0.4,
@@ -106,7 +115,11 @@ class Engine:
         self.size = coords.check_size(board_size)
         self.komi = check_komi(komi)
         self.rules = goboard.Rules.coerce(rules)
-        self.resign = resign
+        if resign_below is not None and not 0.0 < resign_below < 0.5:
+            raise ValueError(f"resign_below must be in (0, 0.5), not {resign_below}")
+        self.resign_below = resign_below
+        #: Each colour's genmoves in a row whose search rated it below resign_below.
+        self.low_turns = {goboard.BLACK: 0, goboard.WHITE: 0}
         self.name = name
         self.version = version
         self.dead_threshold = dead_threshold
@@ -168,6 +181,7 @@ class Engine:
         self.setup = {}
         self.moves = []
         self.board = goboard.Board(self.size, self.komi, self.rules)
+        self.restart_resign_count()
         self.player.new_game()
 
     def set_position(
@@ -176,6 +190,11 @@ class Engine:
         """Replace setup and moves (raises without changing anything if illegal)."""
         board = self.build(setup, moves)
         self.setup, self.moves, self.board = setup, moves, board
+        self.restart_resign_count()
+
+    def restart_resign_count(self) -> None:
+        """A new position (new game, undo, setup, loaded game): no low turns yet."""
+        self.low_turns = dict.fromkeys(self.low_turns, 0)
 
     def play(self, colour: int, point: int) -> None:
         """Play a move for ``colour`` (out of turn allowed); raises if illegal."""
