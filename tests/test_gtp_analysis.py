@@ -153,6 +153,21 @@ def test_genmove_analyze_plays_and_reports() -> None:
     assert len(e.moves) == 2 and e.moves[1][0] == goboard.WHITE
 
 
+def test_genmove_analyze_can_resign() -> None:
+    # Komi 50 on 5x5 with --resign-below: the third low search resigns, as
+    # "play resign" (KataGo's form), and plays nothing.
+    e = make_engine(size=5, sims=24, resign_below=0.1)
+    ok(e, "komi 50")
+    for v in ("A1", "B1", "C1"):
+        ok(e, f"play b {v}")
+        ok(e, "play w pass")
+    e.low_turns[goboard.BLACK] = 2
+    before = list(e.moves)
+    response = e.handle("kata-genmove_analyze b")
+    assert response is not None and stream_lines(response)[-1] == "play resign"
+    assert e.moves == before
+
+
 def test_gogui_analyze_commands_name_known_commands() -> None:
     e = make_engine()
     for entry in ok(e, "gogui-analyze_commands").split("\n"):
