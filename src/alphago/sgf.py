@@ -30,6 +30,7 @@ __all__ = [
     "replay",
     "save_sgf",
     "start_board",
+    "to_move",
     "write_sgf",
 ]
 
@@ -275,11 +276,19 @@ def play_as(board: goboard.Board, colour: int, point: int) -> goboard.Board:
     (and for any move after the game ended) the position is rebuilt from its stones with
     ``colour`` to move, which forgets the superko history.
     """
+    board = to_move(board, colour)
+    board.play(point)
+    return board
+
+
+def to_move(board: goboard.Board, colour: int) -> goboard.Board:
+    """``board`` (changed in place, or a new one if rebuilt) with ``colour`` to move
+    and the game not over: a pass for the other side, unless that pass would end the
+    game; then, or when the game is over, :func:`rebuilt`."""
     if board.to_play != colour and not board.is_over and board.passes == 0:
         board.play(board.size * board.size)
     if board.to_play != colour or board.is_over:
         board = rebuilt(board, colour)
-    board.play(point)
     return board
 
 

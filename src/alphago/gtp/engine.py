@@ -205,12 +205,7 @@ class Engine:
     def board_for(self, colour: int) -> goboard.Board:
         """A copy of the current board with ``colour`` to move and the game not over
         (a pass is inserted, or the position rebuilt, when needed)."""
-        b = self.board.copy()
-        if b.to_play != colour and not b.is_over and b.passes == 0:
-            b.play(b.size * b.size)
-        if b.to_play != colour or b.is_over:
-            b = sgf.rebuilt(b, colour)
-        return b
+        return sgf.to_move(self.board.copy(), colour)
 
     # -- executing commands ----------------------------------------------------
 
