@@ -238,7 +238,7 @@ def make_engine(inp: FuzzInput) -> Engine:
         board_size=size,
         komi=inp.choice((7.5, 0.0, -3.5, 0.5)),
         rules=inp.choice(("chinese", "tromp-taylor")),
-        resign=inp.bool(),
+        resign_below=inp.choice((None, 0.45)),
         players=new_player if per_size else None,
         analysis_visits=inp.choice((None, None, 1, 3)),
         settle_before_pass=inp.bool(),
