@@ -250,6 +250,9 @@ class _Run:
         #: CPU seconds of earlier processes of this run; this one's since _cpu_mark.
         self.cpu_before = 0.0
         self._cpu_mark = process_cpu_seconds()
+        #: CPU seconds the checkpoint holds: the budget is judged on this figure, the
+        #: one a report reads back (the live figure also counts the checkpoint write).
+        self.saved_cpu_seconds = 0.0
         #: The gate's decision in this iteration's evaluation phase, once made (None
         #: before): saved before best.pt changes, so a rerun replays neither.
         self.accepted: bool | None = None
@@ -267,6 +270,7 @@ class _Run:
         if replay_file != self.replay_file:
             self.replay.save(self.dir / replay_file)
             self.replay_file = replay_file
+        cpu_seconds = self.cpu_seconds()
         save_checkpoint(
             self.dir / "checkpoint.pt",
             {
@@ -284,9 +288,10 @@ class _Run:
                 "replay_file": self.replay_file,
                 "metrics_lines": metrics_lines(self.dir / "metrics.jsonl"),
                 "accepted": self.accepted,
-                "cpu_seconds": self.cpu_seconds(),
+                "cpu_seconds": cpu_seconds,
             },
         )
+        self.saved_cpu_seconds = cpu_seconds
         for old in self.dir.glob("replay-*.npz"):
             if old.name != self.replay_file:
                 old.unlink()
@@ -327,7 +332,7 @@ class _Run:
         self.replay = Examples.load(run / self.replay_file)
         self.metrics_lines = lines
         self.accepted = None if accepted is None else bool(accepted)
-        self.cpu_before = cpu_before
+        self.cpu_before = self.saved_cpu_seconds = cpu_before
         return self
 
     def best(self) -> PolicyValueNet:
@@ -391,7 +396,7 @@ def train_rl(
     cfg = state.config
     with MetricsLog(run / "metrics.jsonl") as log:
         while state.iteration < cfg.iterations:
-            if state.phase == "selfplay" and state.cpu_seconds() >= budget:
+            if state.phase == "selfplay" and state.saved_cpu_seconds >= budget:
                 break
             phase = state.phase
             if phase == "selfplay":
