@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from records_helpers import random_record
 
@@ -19,9 +20,11 @@ pytest.importorskip("torch")
 from alphago.cli import main  # noqa: E402
 from alphago.data.examples import load_shards  # noqa: E402
 from alphago.nets.weights import load_weights  # noqa: E402
+from alphago.rollout_weights import save_rollout_weights  # noqa: E402
 from alphago.sgf import read_sgf, save_sgf  # noqa: E402
 from alphago.train.checkpoint import load_checkpoint  # noqa: E402
 from alphago.train.metrics import read_metrics  # noqa: E402
+from goboard import pattern_features  # noqa: E402
 
 SIZE = 5
 NET_ARGS = ["--size", "5", "--blocks", "1", "--filters", "8"]
@@ -138,6 +141,9 @@ def test_train_rl_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     args += ["--baseline-every", "0", "--workers", "1", "--threads", "1"]
     args += ["--no-progress", "--seed", "4", "--search", "gumbel"]
     args += ["--full-search-fraction", "0.5", "--cheap-simulations", "2"]
+    rollouts = tmp_path / "rollout.npz"  # uniform: every weight 0
+    save_rollout_weights(np.zeros(pattern_features.NUM_FEATURES, np.float32), rollouts)
+    args += ["--mix-lambda", "0.5", "--rollout-weights", str(rollouts)]
     assert main(args) == 0
     assert "step 2" in capsys.readouterr().out
     state = load_checkpoint(run / "checkpoint.pt")
@@ -147,6 +153,8 @@ def test_train_rl_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert state["rl_config"]["selfplay"]["search"] == "gumbel"
     assert state["rl_config"]["selfplay"]["full_search_fraction"] == 0.5
     assert state["rl_config"]["selfplay"]["cheap_simulations"] == 2
+    assert state["rl_config"]["selfplay"]["mix_lambda"] == 0.5
+    assert state["rl_config"]["selfplay"]["rollout_weights"] == str(rollouts)
     # Half the moves, drawn by the seed, became examples.
     assert 0 < state["examples"] < state["moves"]
     assert state["rl_config"]["seed"] == 4
@@ -171,6 +179,18 @@ def test_train_rl_refuses_a_cheap_budget_not_below_the_full_one(
     assert main(args) == 1
     assert "cheap_simulations must be < simulations" in capsys.readouterr().err
     assert not (tmp_path / "rl").exists()
+
+
+def test_train_rl_refuses_rollouts_it_has_not_got(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["train", "rl", str(tmp_path / "rl")] + NET_ARGS + ["--mix-lambda", "0.5"]
+    assert main(args) == 1  # no rollout policy ships for 5x5
+    assert "no rollout policy ships for 5x5" in capsys.readouterr().err
+    assert main(args + ["--rollout-weights", str(tmp_path / "missing.npz")]) == 1
+    assert "missing.npz" in capsys.readouterr().err
+    assert main(args[:-1] + ["1.5"]) == 1
+    assert "mix_lambda must be in [0.0, 1.0], not 1.5" in capsys.readouterr().err
 
 
 GNUGO = shutil.which("gnugo") or shutil.which("/usr/games/gnugo")

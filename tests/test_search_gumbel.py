@@ -223,6 +223,36 @@ def test_finds_the_winning_move_the_prior_dislikes(leaves: int) -> None:
     assert Gumbel(evaluator, goboard.Board(5), one, rng=0).search().move == favourite
 
 
+class StoneRollouts:
+    """A rollout policy whose outcome is StoneEvaluator's value: the stones' weights."""
+
+    def __init__(self, weight: NDArray[np.float64]):
+        self.stones = StoneEvaluator(np.ones(weight.size + 1), weight)
+
+    def values(self, positions: Positions) -> NDArray[np.float32]:
+        return self.stones.evaluate(positions)[1]
+
+
+@pytest.mark.parametrize("mix", [0.5, 1.0])
+def test_rollouts_mixed_into_the_leaf_values(mix: float) -> None:
+    # The network sees nothing (value 0 everywhere) and prefers the favourite; the
+    # rollouts see the winner's 0.9, so the mixed search plays the winner with
+    # Q = mix * 0.9, and v_hat (completed Q's) is the mixed value too.
+    evaluator, favourite, winner = _winning_setup()
+    blind = StoneEvaluator(evaluator.prior.astype(np.float64), np.zeros(25))
+    rollouts = StoneRollouts(evaluator.weight)
+    cfg = GumbelConfig(num_simulations=16, mix_lambda=mix)
+    for seed in range(3):
+        g = Gumbel(blind, goboard.Board(5), cfg, rng=seed, rollout=rollouts)
+        result = g.search()
+        assert result.move == winner
+        assert result.q[winner] == pytest.approx(mix * 0.9)
+        child = g.tree.children[0, 0, winner]  # game 0's root is node 0
+        assert g.tree.net_value[0, child] == pytest.approx(-mix * 0.9)  # White's view
+    alone = Gumbel(blind, goboard.Board(5), replace(cfg, mix_lambda=0.0), rng=0)
+    assert alone.search().q[winner] == 0.0
+
+
 def test_halving_keeps_the_better_half_by_q() -> None:
     # Four moves, eight simulations: phase one visits each once (Q = its weight),
     # the two best by g + logits + sigma(Q) go on and share the other four.
@@ -388,6 +418,8 @@ def test_config_and_argument_errors() -> None:
         ("gumbel_scale", -0.5, ValueError),
         ("temperature", 1.0, ValueError),
         ("num_simulations", 0, ValueError),
+        ("mix_lambda", 1.5, ValueError),
+        ("mix_lambda", -0.1, ValueError),
     ]
     for field, value, error in cases:
         with pytest.raises(error, match=field):
@@ -397,6 +429,8 @@ def test_config_and_argument_errors() -> None:
         Gumbel(FakeEvaluator(), board, SearchConfig())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="rule"):  # the engine alone has no such rule
         MCTS(FakeEvaluator(), board, GumbelConfig(), rule="gumbel")
+    with pytest.raises(ValueError, match="rollout"):  # mixing needs rollouts
+        Gumbel(FakeEvaluator(), board, GumbelConfig(mix_lambda=0.5))
     s = Gumbel(FakeEvaluator(), board, GumbelConfig(num_simulations=4))
     with pytest.raises(ValueError, match="temperature"):
         s.search(temperature=1.0)

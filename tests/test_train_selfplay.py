@@ -22,8 +22,14 @@ from nets_helpers import tiny_net  # noqa: E402
 from search_helpers import FakeEvaluator  # noqa: E402
 
 import goboard  # noqa: E402
-from alphago.nets import PolicyValueNet, load_weights, save_weights  # noqa: E402
+from alphago.nets import (  # noqa: E402
+    NetEvaluator,
+    PolicyValueNet,
+    load_weights,
+    save_weights,
+)
 from alphago.nets.weights import weights_bytes  # noqa: E402
+from alphago.rollout_weights import save_rollout_weights  # noqa: E402
 from alphago.sgf import GameRecord, start_board  # noqa: E402
 from alphago.train import selfplay as selfplay_module  # noqa: E402
 from alphago.train.selfplay import (  # noqa: E402
@@ -33,7 +39,18 @@ from alphago.train.selfplay import (  # noqa: E402
     selfplay_job,
 )
 from alphago.train.workers import SEED_STRIDE, Job, plan_jobs, run_selfplay  # noqa: E402
-from search import MCTS, PUCT, Gumbel, SearchConfig, SearchResult  # noqa: E402
+from goboard import pattern_features  # noqa: E402
+from search import (  # noqa: E402
+    MCTS,
+    PUCT,
+    AlphaGo2016,
+    AlphaGo2016Config,
+    Gumbel,
+    PatternRollouts,
+    Positions,
+    SearchConfig,
+    SearchResult,
+)
 
 SIZE = 5
 CONFIG = SelfPlayConfig(
@@ -451,6 +468,71 @@ def test_playout_cap_config() -> None:
         SelfPlayConfig(simulations=1, full_search_fraction=0.5)  # default 1
     # Unused at fraction 1, so any budget will do.
     assert SelfPlayConfig(simulations=12, cheap_simulations=50).cheap_budget == 50
+
+
+def _uniform_rollouts(tmp_path: Path) -> str:
+    """A rollout policy file with every weight 0: uniform random rollouts."""
+    path = tmp_path / "rollout.npz"
+    save_rollout_weights(np.zeros(pattern_features.NUM_FEATURES, np.float32), path)
+    return str(path)
+
+
+@pytest.mark.parametrize(("search", "cls"), [("puct", AlphaGo2016), ("gumbel", Gumbel)])
+def test_rollouts_mixed_into_every_leaf(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, search: str, cls: type[MCTS]
+) -> None:
+    weights = _uniform_rollouts(tmp_path)
+    config = dataclasses.replace(
+        CONFIG, search=search, mix_lambda=0.5, rollout_weights=weights
+    )
+    counts = {"net": 0, "rollouts": 0, "mix": []}
+    evaluate, values = NetEvaluator.evaluate, PatternRollouts.values
+    init = cls.__init__
+
+    def counted_evaluate(self: NetEvaluator, positions: Positions) -> Any:
+        counts["net"] += len(positions)
+        return evaluate(self, positions)
+
+    def counted_values(self: PatternRollouts, positions: Positions) -> Any:
+        counts["rollouts"] += len(positions)
+        return values(self, positions)
+
+    def recorded_init(self: MCTS, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        counts["mix"].append(self.mix_lambda)
+
+    monkeypatch.setattr(NetEvaluator, "evaluate", counted_evaluate)
+    monkeypatch.setattr(PatternRollouts, "values", counted_values)
+    monkeypatch.setattr(cls, "__init__", recorded_init)
+    result = play_games(net(), config, 3, seed=4)
+    # The play engine's leaf evaluation: every position the net saw was played out.
+    assert counts["mix"] == [0.5]
+    assert counts["rollouts"] == counts["net"] > 0
+    assert_same(result, play_games(net(), config, 3, seed=4))  # reproducible
+    counts["rollouts"] = 0
+    plain = dataclasses.replace(config, mix_lambda=0.0)
+    assert plain.search_config().__class__ is SearchConfig
+    play_games(net(), plain, 1, seed=4)
+    assert counts["rollouts"] == 0
+
+
+def test_mix_config(tmp_path: Path) -> None:
+    path = _uniform_rollouts(tmp_path)
+    config = SelfPlayConfig(size=SIZE, mix_lambda=0.25, rollout_weights=path)
+    puct = config.search_config()
+    assert isinstance(puct, AlphaGo2016Config) and puct.mix_lambda == 0.25
+    assert puct.c_puct == config.c_puct and puct.dirichlet_fraction == 0.25
+    assert config.gumbel_config().mix_lambda == 0.25
+    assert config.rollout_path() == Path(path)
+    shipped = SelfPlayConfig(size=9, mix_lambda=0.5).rollout_path()
+    assert shipped.name == "rollout-9x9.npz"
+    with pytest.raises(ValueError, match="no rollout policy ships for 5x5"):
+        SelfPlayConfig(size=SIZE, mix_lambda=0.5)
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="mix_lambda"):
+            SelfPlayConfig(mix_lambda=bad)
+    with pytest.raises(TypeError, match="rollout_weights"):
+        SelfPlayConfig(mix_lambda=0.5, rollout_weights=Path(path))  # type: ignore[arg-type]
 
 
 def test_board_size_mismatch() -> None:

@@ -322,6 +322,21 @@ def add_training_commands(sub: Any) -> None:
         "full searches (PUCT only; default off)",
     )
     rl.add_argument(
+        "--mix-lambda",
+        type=_finite,
+        default=0.0,
+        metavar="L",
+        help="self-play leaf value (1 - L) * value net + L * rollout outcome, as the "
+        "play engine mixes them (AlphaGo 2016); default 0: the network alone",
+    )
+    rl.add_argument(
+        "--rollout-weights",
+        metavar="FILE",
+        default=None,
+        help="the pattern rollout policy that --mix-lambda mixes in (alphago train "
+        "rollout); default: the one shipped for the board size",
+    )
+    rl.add_argument(
         "--parallel-games",
         type=int,
         default=32,
@@ -706,7 +721,13 @@ def _train_rl(args: argparse.Namespace, device: str, precision: str | None) -> i
         full_search_fraction=args.full_search_fraction,
         cheap_simulations=args.cheap_simulations,
         forced_playouts=args.forced_playouts,
+        mix_lambda=args.mix_lambda,
+        rollout_weights=args.rollout_weights,
     )
+    if selfplay.mix_lambda > 0.0:  # a file that is not there fails now, not in a worker
+        from alphago.rollout_weights import load_rollout_policy
+
+        load_rollout_policy(selfplay.rollout_path())
     config = RLConfig(
         iterations=args.iterations,
         games_per_iteration=args.games,

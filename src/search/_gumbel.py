@@ -31,7 +31,7 @@ from ._engine import MCTS, Callback
 from ._roots import Seeds
 from ._step import Idx
 from .config import GumbelConfig, _Common
-from .evaluator import Evaluator
+from .evaluator import Evaluator, RolloutPolicy
 from .gumbel import completed_q, halving_phases, improved_policy, log_prior, sigma_q
 from .result import SearchResult
 
@@ -52,6 +52,9 @@ class Gumbel(MCTS):
     simulation plays the best by ``g + logits``). Arguments as for
     :class:`search.PUCT`; game g's noise comes from game g's stream alone, so G games
     searched together give the same results as G single-game searches seeded alike.
+    With ``config.mix_lambda`` > 0, ``rollout`` (a :class:`search.RolloutPolicy`, such
+    as :class:`search.PatternRollouts`) plays each leaf out and its outcome is mixed
+    into the leaf's value, which is then also completed Q's ``v_hat``.
     """
 
     _rules: ClassVar[dict[str, type[_Common]]] = {"gumbel": GumbelConfig}
@@ -62,11 +65,22 @@ class Gumbel(MCTS):
         roots: goboard.Board | Sequence[goboard.Board],
         config: GumbelConfig | None = None,
         rng: Seeds = None,
+        rollout: RolloutPolicy | None = None,
     ) -> None:
         config = GumbelConfig() if config is None else config
         if not isinstance(config, GumbelConfig):
             raise TypeError("Gumbel needs a GumbelConfig")
-        super().__init__(evaluator, roots, config, rng, rule="gumbel")
+        if config.mix_lambda > 0.0 and rollout is None:
+            raise ValueError("mix_lambda > 0 needs a rollout policy to mix in")
+        super().__init__(
+            evaluator,
+            roots,
+            config,
+            rng,
+            rule="gumbel",
+            rollout=rollout,
+            mix_lambda=config.mix_lambda,
+        )
         self._gumbel = config
         g, a = self.tree.games, self.tree.num_actions
         # Per game, for the current search: g + logits at the root (-inf: illegal),

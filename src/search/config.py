@@ -207,6 +207,9 @@ class GumbelConfig(_Common):
       (the paper's 50 and 1.0), ``q`` rescaled to [0, 1].
     - ``gumbel_scale``: the Gumbel noise's weight; 0 plays the prior's and the search's
       best move without sampling (match play), 1 is the paper's self-play setting.
+    - ``mix_lambda``: leaf value ``(1 - lambda) * v_net + lambda * z_rollout``, as
+      :class:`AlphaGo2016Config` mixes it (``search.Gumbel``'s ``rollout`` plays the
+      rollouts); 0, the default, is the network's value alone.
 
     The move is the sequential-halving winner, already a sample through the noise, so
     ``temperature`` must stay 0.
@@ -216,6 +219,7 @@ class GumbelConfig(_Common):
     c_visit: float = 50.0
     c_scale: float = 1.0
     gumbel_scale: float = 1.0
+    mix_lambda: float = 0.0
 
     def __post_init__(self) -> None:
         _check_common(self)
@@ -228,3 +232,4 @@ class GumbelConfig(_Common):
         _real("c_visit", self.c_visit, 0.0)
         _real("c_scale", self.c_scale, 0.0)
         _real("gumbel_scale", self.gumbel_scale, 0.0)
+        _real("mix_lambda", self.mix_lambda, 0.0, 1.0)

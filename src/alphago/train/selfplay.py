@@ -45,6 +45,12 @@ Glossary:
   proportion to the visit counts (temperature 1, for opening variety); later moves
   take the most visited move. PUCT only: the Gumbel search plays its sequential-halving
   winner, already a sample through the Gumbel noise.
+- *rollouts* (AlphaGo 2016's leaf evaluation, ``mix_lambda`` > 0): every leaf is
+  also played out by the pattern rollout policy and its value is ``(1 - lambda) *
+  v_net + lambda * z_rollout``, as the play engine mixes it (``search.AlphaGo2016``
+  for PUCT; ``search.Gumbel``'s ``rollout``, whose completed Q then uses the mixed
+  value). The rollouts see what a weak value head misjudges (stones in atari, dead
+  groups); the value target z stays the game's outcome.
 - *root noise*: Dirichlet(alpha) noise mixed into every full search's root priors
   with weight ``dirichlet_epsilon`` (exploration of moves the network dislikes). PUCT
   only: the Gumbel search explores through its root sampling.
@@ -81,6 +87,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -92,8 +99,10 @@ import search
 
 from ..data.examples import Examples
 from ..nets import NetConfig, NetEvaluator, PolicyValueNet
+from ..nets.nets2016 import shipped_rollout
 from ..nets.weights import load_weights
 from ..player import pass_rules
+from ..rollout_weights import load_rollout_policy
 from ..sgf import GameRecord
 
 __all__ = [
@@ -162,6 +171,10 @@ class SelfPlayConfig:
             be below ``simulations`` when ``full_search_fraction`` < 1.
         forced_playouts: force root visits and prune the policy target (module
             docstring; PUCT only). Off by default.
+        mix_lambda: leaf value ``(1 - lambda) * v_net + lambda * z_rollout`` (module
+            docstring, *rollouts*); 0, the default, is the network's value alone.
+        rollout_weights: the pattern rollout policy file whose rollouts
+            ``mix_lambda`` mixes in; None: the one shipped for the board size.
     """
 
     simulations: int = 200
@@ -183,6 +196,8 @@ class SelfPlayConfig:
     full_search_fraction: float = 1.0
     cheap_simulations: int | None = None
     forced_playouts: bool = False
+    mix_lambda: float = 0.0
+    rollout_weights: str | None = None
 
     def __post_init__(self) -> None:
         _check_int("simulations", self.simulations, 1)
@@ -214,8 +229,15 @@ class SelfPlayConfig:
             raise TypeError("forced_playouts must be a bool")
         if self.forced_playouts and self.search != "puct":
             raise ValueError("forced playouts are for the PUCT search only")
+        _check_real("mix_lambda", self.mix_lambda, 0.0, 1.0)
+        weights = self.rollout_weights
+        if weights is not None and not isinstance(weights, str):
+            kind = type(weights).__name__
+            raise TypeError(f"rollout_weights must be a path string, not {kind}")
         goboard.coords.check_size(self.size)
         goboard.Rules.coerce(self.rules)
+        if self.mix_lambda > 0.0:
+            self.rollout_path()  # a policy to mix in
         self.new_board()  # komi
         self.search_config()  # everything else the search checks
         self.gumbel_config()
@@ -232,15 +254,28 @@ class SelfPlayConfig:
             return max(1, self.simulations // 5)
         return self.cheap_simulations
 
+    def rollout_path(self) -> Path:
+        """The rollout policy's file: ``rollout_weights``, else the shipped one for the
+        size; ValueError if neither exists."""
+        if self.rollout_weights is not None:
+            return Path(self.rollout_weights)
+        shipped = shipped_rollout(self.size)
+        if shipped is None:
+            raise ValueError(
+                f"mix_lambda > 0 needs rollout_weights: no rollout policy ships for "
+                f"{self.size}x{self.size}"
+            )
+        return shipped
+
     def new_board(self) -> goboard.Board:
         """The empty board a game starts from."""
         return goboard.Board(self.size, self.komi, self.rules)
 
     def search_config(self) -> _PUCTConfig:
         """The PUCT configuration of every move's search (moves are chosen here, so
-        its temperature is 0)."""
+        its temperature is 0): an ``AlphaGo2016Config`` when rollouts are mixed in."""
         threshold = self.resign_threshold
-        return search.SearchConfig(
+        puct = search.SearchConfig(
             num_simulations=self.simulations,
             leaves_per_batch=self.leaves_per_batch,
             c_puct=self.c_puct,
@@ -251,6 +286,12 @@ class SelfPlayConfig:
             resign_threshold=None if threshold is None else -float(threshold),
             forced_playouts=self.forced_playouts,
         )
+        if self.mix_lambda > 0.0:
+            return search.AlphaGo2016Config(
+                **{f.name: getattr(puct, f.name) for f in dataclasses.fields(puct)},
+                mix_lambda=self.mix_lambda,
+            )
+        return puct
 
     def gumbel_config(self) -> _GumbelConfig:
         """The Gumbel configuration of every move's search (``search="gumbel"``)."""
@@ -260,6 +301,7 @@ class SelfPlayConfig:
             leaves_per_batch=self.leaves_per_batch,
             considered_actions=self.considered_actions,
             resign_threshold=None if threshold is None else -float(threshold),
+            mix_lambda=self.mix_lambda,
         )
 
 
@@ -446,10 +488,10 @@ def play_games(
     kind = net.input_planes
     if games == 0:
         return SelfPlayResult(Examples.empty(config.size, kind))
-    # A fifth stream for the playout cap: spawn(5)'s first four are spawn(4)'s, so
-    # runs without it keep their games.
-    streams = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(5)]
-    eval_rng, search_rng, move_rng, resign_rng, cap_rng = streams
+    # A fifth stream for the playout cap and a sixth for rollouts: spawn(6)'s first
+    # four are spawn(4)'s, so runs without them keep their games.
+    streams = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(6)]
+    eval_rng, search_rng, move_rng, resign_rng, cap_rng, rollout_rng = streams
     evaluator = NetEvaluator(
         model, device, symmetries="random", seed=eval_rng, precision=precision
     )
@@ -464,11 +506,19 @@ def play_games(
     order = list(range(slots))  # start index of each slot's game
     started = slots
     boards = [g.board for g in live if g is not None]
+    rollout = None
+    if config.mix_lambda > 0.0:
+        policy = load_rollout_policy(config.rollout_path())
+        rollout = search.PatternRollouts(policy, 1, rollout_rng)
     engine: search.MCTS
+    puct = config.search_config()
     if config.search == "gumbel":
-        engine = search.Gumbel(evaluator, boards, config.gumbel_config(), search_rng)
+        gumbel = config.gumbel_config()
+        engine = search.Gumbel(evaluator, boards, gumbel, search_rng, rollout)
+    elif isinstance(puct, search.AlphaGo2016Config):
+        engine = search.AlphaGo2016(evaluator, boards, puct, search_rng, rollout)
     else:
-        engine = search.PUCT(evaluator, boards, config.search_config(), search_rng)
+        engine = search.PUCT(evaluator, boards, puct, search_rng)
     capacity = engine.tree.capacity
     done: dict[int, _Finished] = {}
     while True:
