@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gtp_helpers import fails, ok
 
+import goboard
 from alphago.gtp import Engine
 from alphago.player import SearchPlayer, UCTPlayer
 from alphago.player_choice import (
@@ -113,6 +115,51 @@ def test_mix_lambda_where_no_network_ships_says_it_plays_uct() -> None:
     log.clear()
     PlayerChoice(PlayerSpec(simulations=8), log.append).player_for(13)  # not asked
     assert "13x13: plain UCT" in log[0] and "mix" not in log[0]
+
+
+def test_gumbel_mixes_the_rollouts_it_announces(
+    tiny_net_5x5: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import search
+
+    played = {"pattern": 0, "uniform": 0}
+    pattern, uniform = search.PatternRollouts.values, search.RolloutEvaluator.values
+
+    def counted(kind: str, values: Any) -> Any:
+        def wrapper(self: Any, positions: search.Positions) -> Any:
+            played[kind] += len(positions)
+            return values(self, positions)
+
+        return wrapper
+
+    monkeypatch.setattr(search.PatternRollouts, "values", counted("pattern", pattern))
+    monkeypatch.setattr(search.RolloutEvaluator, "values", counted("uniform", uniform))
+    log: list[str] = []
+    spec = PlayerSpec(simulations=8, search="gumbel", mix_lambda=0.5)
+    nine = PlayerChoice(spec, log.append).player_for(9)
+    assert isinstance(nine, SearchPlayer)
+    assert (
+        isinstance(nine.config, search.GumbelConfig) and nine.config.mix_lambda == 0.5
+    )
+    assert "mixed with the shipped pattern rollouts rollout-9x9.npz" in log[0]
+    nine.genmove(goboard.Board(9, 7.5, "chinese"))
+    assert played == {"pattern": 9, "uniform": 0}  # the root and 8 leaves played out
+    # No rollout policy ships for 5x5: uniform random playouts, as PUCT mixes them.
+    five = PlayerChoice(
+        PlayerSpec(
+            simulations=8, search="gumbel", mix_lambda=0.5, weights=str(tiny_net_5x5)
+        ),
+        log.append,
+    ).player_for(5)
+    five.genmove(goboard.Board(5, 0.5, "chinese"))
+    assert played == {"pattern": 9, "uniform": 9}
+    # Not asked for: the network alone.
+    plain = PlayerChoice(PlayerSpec(simulations=8, search="gumbel"), log.append)
+    alone = plain.player_for(9)
+    assert isinstance(alone, SearchPlayer) and alone.rollout is None
+    assert (
+        isinstance(alone.config, search.GumbelConfig) and alone.config.mix_lambda == 0
+    )
 
 
 def test_spec_checks() -> None:

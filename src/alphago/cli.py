@@ -168,7 +168,7 @@ def _add_player_options(p: argparse.ArgumentParser) -> None:
         help="leaf value (1 - L) * value net + L * rollout outcome; 0: value net "
         "only, 1: rollouts only (default 0.5 with --engine alphago2016; with zero, "
         "0.5 for a shipped network's PUCT where a rollout policy ships for the size "
-        "(9x9, 19x19), else 0)",
+        "(9x9, 19x19), else 0; --search gumbel mixes only when asked)",
     )
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument(

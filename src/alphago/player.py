@@ -391,8 +391,9 @@ class SearchPlayer(_TreePlayer):
     """A network's search: ``search.PUCT`` for a ``search.SearchConfig``,
     ``search.Gumbel`` for a ``search.GumbelConfig``, ``search.AlphaGo2016`` for a
     ``search.AlphaGo2016Config`` (leaf values mixed with ``rollout``'s outcomes; the
-    search's uniform random playouts when it is None), over any evaluator: a network,
-    or a fake one in tests.
+    search's uniform random playouts when it is None; a GumbelConfig with
+    ``mix_lambda`` > 0 mixes them the same way and needs ``rollout``), over any
+    evaluator: a network, or a fake one in tests.
 
     Sequential halving plans its phases for a known budget, so a Gumbel search asked
     for more simulations than ``config.num_simulations`` (an analysis searching until
@@ -418,8 +419,14 @@ class SearchPlayer(_TreePlayer):
                 "SearchPlayer needs a search.SearchConfig, GumbelConfig or "
                 "AlphaGo2016Config"
             )
-        if rollout is not None and not isinstance(config, search.AlphaGo2016Config):
-            raise ValueError("a rollout policy needs a search.AlphaGo2016Config")
+        mixes = isinstance(config, search.AlphaGo2016Config) or (
+            isinstance(config, search.GumbelConfig) and config.mix_lambda > 0
+        )
+        if rollout is not None and not mixes:
+            raise ValueError(
+                "a rollout policy needs a search.AlphaGo2016Config or a GumbelConfig "
+                "with mix_lambda > 0"
+            )
         super().__init__(config, seed, ownership_playouts, name)
         self.evaluator = evaluator
         self.rollout = rollout
@@ -439,7 +446,9 @@ class SearchPlayer(_TreePlayer):
     def _make_search(self, board: goboard.Board) -> search.MCTS:
         seed = int(self._rng.integers(2**62))
         if isinstance(self.config, search.GumbelConfig):
-            return search.Gumbel(self.evaluator, board, self.config, seed)
+            return search.Gumbel(
+                self.evaluator, board, self.config, seed, rollout=self.rollout
+            )
         if isinstance(self.config, search.AlphaGo2016Config):
             return search.AlphaGo2016(
                 self.evaluator, board, self.config, seed, rollout=self.rollout

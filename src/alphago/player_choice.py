@@ -117,14 +117,10 @@ class PlayerSpec:
                 "--rollout-weights with --engine zero needs --mix-lambda above 0 "
                 "(the Zero search plays no rollouts without it)"
             )
-        if (
-            self.engine == "zero"
-            and self.mix_lambda
-            and (self.uct or self.search != "puct")
-        ):
+        if self.engine == "zero" and self.mix_lambda and self.uct:
             raise ValueError(
                 "--mix-lambda with --engine zero mixes rollouts into the network's "
-                "PUCT search: it excludes --uct and --search gumbel"
+                "search: it excludes --uct"
             )
         if self.engine == "alphago2016" and (
             self.uct or self.weights is not None or self.search != "puct"
@@ -365,7 +361,13 @@ class PlayerChoice:
         nodes = tree_nodes(size, spec.analysis_memory_mb, 2 * spec.simulations + batch)
         config: search.SearchConfig | search.GumbelConfig
         if spec.search == "gumbel":
-            config = self._gumbel_config(batch, nodes)
+            gumbel = self._gumbel_config(batch, nodes, mix)
+            rollout = None
+            if mix > 0.0:  # no pattern policy: uniform random playouts, as PUCT's
+                rollout = self._zero_rollout(size) or search.RolloutEvaluator(
+                    1, spec.seed
+                )
+            return SearchPlayer(evaluator, gumbel, seed=spec.seed, rollout=rollout)
         elif mix > 0.0:
             config = search.AlphaGo2016Config(
                 num_simulations=spec.simulations,
@@ -415,7 +417,7 @@ class PlayerChoice:
         _, source = self._rollout_file(size)
         return f", leaf values mixed with {source} (lambda {mix:g})"
 
-    def _gumbel_config(self, batch: int, nodes: int) -> search.GumbelConfig:
+    def _gumbel_config(self, batch: int, nodes: int, mix: float) -> search.GumbelConfig:
         spec = self.spec
         m, scale = spec.considered_actions, spec.gumbel_scale
         return search.GumbelConfig(
@@ -424,6 +426,7 @@ class PlayerChoice:
             max_nodes=nodes,
             considered_actions=16 if m is None else m,
             gumbel_scale=0.0 if scale is None else scale,
+            mix_lambda=mix,
         )
 
 
