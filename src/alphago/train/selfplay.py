@@ -286,12 +286,10 @@ class SelfPlayConfig:
             resign_threshold=None if threshold is None else -float(threshold),
             forced_playouts=self.forced_playouts,
         )
-        if self.mix_lambda > 0.0:
-            return search.AlphaGo2016Config(
-                **{f.name: getattr(puct, f.name) for f in dataclasses.fields(puct)},
-                mix_lambda=self.mix_lambda,
-            )
-        return puct
+        if self.mix_lambda == 0.0:
+            return puct
+        fields = dataclasses.asdict(puct)
+        return search.AlphaGo2016Config(**fields, mix_lambda=self.mix_lambda)
 
     def gumbel_config(self) -> _GumbelConfig:
         """The Gumbel configuration of every move's search (``search="gumbel"``)."""
