@@ -170,6 +170,14 @@ def _add_player_options(p: argparse.ArgumentParser) -> None:
         "0.5 for a shipped network's PUCT where a rollout policy ships for the size "
         "(9x9, 19x19), else 0; --search gumbel mixes only when asked)",
     )
+    p.add_argument(
+        "--early-stop",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="end a move's PUCT or UCT search once the simulations left could no "
+        "longer change its move (default on; a Gumbel search and analyses always "
+        "spend their budget)",
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument(
         "--threads", type=int, default=None, help="torch threads for the network"
@@ -378,6 +386,7 @@ def player_choice(args: argparse.Namespace) -> PlayerChoice:
         value_net=args.value_net,
         rollout_weights=args.rollout_weights,
         mix_lambda=args.mix_lambda,
+        early_stop=args.early_stop,
     )
     if not args.uct:
         check_device_options(args)

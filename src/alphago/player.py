@@ -66,13 +66,16 @@ class Player(Protocol):
         every_seconds: float | None = None,
         simulations: int | None = None,
         filters: Sequence[search.MoveFilter] = (),
+        early_stop: bool | None = None,
     ) -> search.SearchResult:
         """Search ``board`` (not modified) and return the result.
 
         ``on_result`` receives intermediate results every ``every_seconds``; setting
         ``stop`` ends the search early (the result is then the best so far).
         ``simulations`` replaces the configured budget for this search (analysis);
-        ``filters`` restrict the moves searched (``avoid``/``allow``).
+        ``filters`` restrict the moves searched (``avoid``/``allow``); ``early_stop``
+        False spends the whole budget even where the configuration would stop once
+        the move is decided (an analysis), None keeps the configuration's choice.
         """
         ...
 
@@ -254,6 +257,7 @@ class _TreePlayer:
         every_seconds: float | None = None,
         simulations: int | None = None,
         filters: Sequence[search.MoveFilter] = (),
+        early_stop: bool | None = None,
     ) -> search.SearchResult:
         if not isinstance(board, goboard.Board):
             raise TypeError("board must be a goboard.Board")
@@ -280,6 +284,8 @@ class _TreePlayer:
                 config = dataclasses.replace(config, time_limit=float(time_budget))
             if simulations is not None:
                 config = dataclasses.replace(config, num_simulations=simulations)
+            if early_stop is not None and config.early_stop != early_stop:
+                config = dataclasses.replace(config, early_stop=early_stop)
             result = self._search(mcts, config, on_result, every_seconds, stop)
             if not filters:  # a pass inside an allow list stays a pass
                 result = pass_rules(board, result)

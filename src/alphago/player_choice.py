@@ -83,7 +83,9 @@ class PlayerSpec:
     ``analysis_memory_mb`` bounds the search tree kept for pondering: the tree holds
     up to that many megabytes of nodes (never fewer than a move's search needs).
     ``considered_actions`` and ``gumbel_scale`` are None unless given (they go with
-    ``search="gumbel"`` only); None means 16 and 0.
+    ``search="gumbel"`` only); None means 16 and 0. ``early_stop`` ends a move's PUCT
+    or UCT search once its move is decided (``search.SearchConfig.early_stop``; a
+    Gumbel search always spends its budget, and analyses always search theirs).
     """
 
     simulations: int = 800
@@ -102,6 +104,7 @@ class PlayerSpec:
     value_net: str | None = None
     rollout_weights: str | None = None
     mix_lambda: float | None = None
+    early_stop: bool = True
 
     def __post_init__(self) -> None:
         if self.engine not in ("zero", "alphago2016"):
@@ -307,6 +310,7 @@ class PlayerChoice:
             leaves_per_batch=batch,
             max_nodes=nodes,
             mix_lambda=mix,
+            early_stop=spec.early_stop,
         )
         player = SearchPlayer(
             evaluator, config, seed=spec.seed, name="alphago2016", rollout=rollout
@@ -329,6 +333,7 @@ class PlayerChoice:
         config = search.UCTConfig(
             num_simulations=spec.simulations,
             max_nodes=tree_nodes(size, spec.analysis_memory_mb, 2 * spec.simulations),
+            early_stop=spec.early_stop,
         )
         return UCTPlayer(config, spec.seed)
 
@@ -374,6 +379,7 @@ class PlayerChoice:
                 leaves_per_batch=batch,
                 max_nodes=nodes,
                 mix_lambda=mix,
+                early_stop=spec.early_stop,
             )
             rollout = self._zero_rollout(size)
             return SearchPlayer(evaluator, config, seed=spec.seed, rollout=rollout)
@@ -382,6 +388,7 @@ class PlayerChoice:
                 num_simulations=spec.simulations,
                 leaves_per_batch=batch,
                 max_nodes=nodes,
+                early_stop=spec.early_stop,
             )
         return SearchPlayer(evaluator, config, seed=spec.seed)
 

@@ -256,7 +256,8 @@ class MCTS(RootsMixin):
         """Search the roots of ``games`` (default: all) and return one result each.
 
         The search of a game ends after its simulations (``num_simulations``, or its
-        entry of ``simulations``) or when its tree is full; all end at
+        entry of ``simulations``), when its tree is full, or (``early_stop``, final
+        temperature 0) once no simulation left could change its move; all end at
         ``time_limit``, on :meth:`stop` (which also clears at the start of a run) or
         when ``stop_event`` is set.
 
@@ -307,6 +308,8 @@ class MCTS(RootsMixin):
         left = remaining[active]  # remaining simulations of the active games
         capacity = self.tree.capacity
         stop_flag = self._stop
+        tau = cfg.temperature if temperature is None else float(temperature)
+        early = cfg.early_stop and tau <= 1e-3  # choose_move's argmax
         while active.size:
             if stop_flag.is_set() or (stop_event is not None and stop_event.is_set()):
                 break
@@ -325,13 +328,22 @@ class MCTS(RootsMixin):
             left -= sims
             if callback is not None:
                 since_sims += int(sims.sum())
-            if left.min() <= 0 or self.tree.num_nodes[active].max() >= capacity:
+            decided = None
+            if early:
+                done_now = budget[active] - left
+                decided = self._decided(active, left, done_now, start, deadline)
+            if (
+                left.min() <= 0
+                or self.tree.num_nodes[active].max() >= capacity
+                or (decided is not None and decided.any())
+            ):
                 remaining[active] = left
                 keep = (left > 0) & self._has_room(active)
+                if decided is not None:
+                    keep &= ~decided
                 active, left = active[keep], left[keep]
         remaining[active] = left
         done = budget - remaining
-        tau = cfg.temperature if temperature is None else float(temperature)
         return self._results(chosen, done, time.monotonic() - start, tau=tau)
 
     def search(
@@ -379,6 +391,26 @@ class MCTS(RootsMixin):
             return u
 
         return scores
+
+    def _decided(
+        self, games: I64, left: I64, done: I64, start: float, deadline: float | None
+    ) -> NDArray[np.bool_]:
+        """Which of ``games`` (the config's ``early_stop``) cannot change their move:
+        the most visited root child leads every other by more than the simulations
+        the game may still get, ``left`` or, under a deadline, what the time left
+        allows at the game's pace so far. The leader then stays the only argmax."""
+        t = self.tree
+        bases = games * t.stride
+        kids = t.children[games, 0].astype(np.int64) + bases[:, None]
+        visits = t.visits_flat[kids]  # a missing child reads a zeroed sentinel
+        top2 = np.partition(visits, -2, axis=1)[:, -2:]
+        lead = top2[:, 1] - top2[:, 0]
+        may_get = left.astype(np.float64)
+        if deadline is not None:
+            now = time.monotonic()
+            pace = done / max(now - start, 1e-9)
+            may_get = np.minimum(may_get, pace * max(deadline - now, 0.0))
+        return np.asarray(lead > may_get)
 
     def _has_room(self, games: I64) -> NDArray[np.bool_]:
         return np.asarray(self.tree.num_nodes[games] < self.tree.capacity)

@@ -82,6 +82,8 @@ def _check_common(cfg: _Common) -> None:
         _int("max_nodes", cfg.max_nodes, 2)
     if not isinstance(cfg.fill_own_eyes, bool):
         raise TypeError("fill_own_eyes must be a bool")
+    if not isinstance(cfg.early_stop, bool):
+        raise TypeError("early_stop must be a bool")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,11 @@ class _Common:
     #: (the playout rule's eyes): under area scoring such a move gains nothing and
     #: can kill its group. Pass stays when nothing else is left. True: search them.
     fill_own_eyes: bool = False
+    #: True: a search choosing its move at temperature 0 ends once the most visited
+    #: root move can no longer be overtaken by the simulations left (by the time
+    #: left at the pace so far, under a time limit): the rest could not change the
+    #: move, only the statistics (Leela Zero's "smart pruning" stop).
+    early_stop: bool = False
 
     def capacity(self) -> int:
         """Nodes per tree (``max_nodes`` or its default)."""
@@ -233,3 +240,8 @@ class GumbelConfig(_Common):
         _real("c_scale", self.c_scale, 0.0)
         _real("gumbel_scale", self.gumbel_scale, 0.0)
         _real("mix_lambda", self.mix_lambda, 0.0, 1.0)
+        if self.early_stop:
+            raise ValueError(
+                "early_stop does not apply to Gumbel (sequential halving spends its "
+                "whole budget to pick the move)"
+            )

@@ -256,6 +256,7 @@ class AnalysisServer:
             every_seconds=job.report_every,
             simulations=visits,
             filters=job.filters,
+            early_stop=False,  # maxVisits asks for that many
         )
         cands = candidates_of(player, result)
         self.write(analysis_response(job, result, cands, extras, during=False))

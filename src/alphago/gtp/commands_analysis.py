@@ -99,6 +99,7 @@ def _analyze(e: Engine, args: list[str], ctx: Context, *, kata: bool) -> str:
         every_seconds=every,
         simulations=_analysis_budget(e, ctx),
         filters=a.filters,
+        early_stop=False,  # an analysis reports on its whole budget
     )
     if ctx.wait and every is not None:
         # Keep the GUI's cadence: the final numbers go out at the next tick, not
