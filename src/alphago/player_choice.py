@@ -104,7 +104,7 @@ class PlayerSpec:
     value_net: str | None = None
     rollout_weights: str | None = None
     mix_lambda: float | None = None
-    early_stop: bool = True
+    early_stop: bool = False
 
     def __post_init__(self) -> None:
         if self.engine not in ("zero", "alphago2016"):
