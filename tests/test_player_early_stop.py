@@ -53,6 +53,15 @@ def test_genmove_stops_once_decided_unless_told_not_to() -> None:
     assert p.config.early_stop
 
 
+def test_after_the_opponents_pass_the_whole_budget_is_searched() -> None:
+    # pass_rules may then play any winning move by its visits, not only the leader.
+    board = goboard.Board(5, 7.5, "chinese")
+    board.play(25)
+    assert player().genmove(board).num_simulations == 400
+    board.play(0)  # no pass last: it stops early again
+    assert player().genmove(board).num_simulations < 400
+
+
 def test_uct_players_stop_too() -> None:
     # Late in a 5x5 game with one sensible move left, UCT's visits run away as well.
     board = goboard.Board(5, 7.5, "chinese")

@@ -103,6 +103,16 @@ def test_a_one_sided_search_ends_early_and_the_switch_off_spends_it_all() -> Non
     assert lead(on) > 800 - on.num_simulations
 
 
+def test_a_leading_pass_never_decides() -> None:
+    # Players replace a pass by the most visited other move (alphago.player), so
+    # the runners-up's visits matter while pass leads.
+    board = goboard.Board(9, 7.5, "chinese")
+    board.play(81)  # Black passes: White's pass now ends the game, won by komi
+    cfg = search.SearchConfig(num_simulations=400, leaves_per_batch=8, early_stop=True)
+    result = PUCT(Dominant(81), board, cfg, 1).search()
+    assert result.move == 81 and result.num_simulations == 400
+
+
 def test_a_sampled_move_spends_the_whole_budget() -> None:
     # Above temperature 0 every visit shapes the distribution the move is drawn from.
     board = goboard.Board(9, 7.5, "chinese")

@@ -75,7 +75,9 @@ class Player(Protocol):
         ``simulations`` replaces the configured budget for this search (analysis);
         ``filters`` restrict the moves searched (``avoid``/``allow``); ``early_stop``
         False spends the whole budget even where the configuration would stop once
-        the move is decided (an analysis), None keeps the configuration's choice.
+        the move is decided (an analysis), True stops where it would not (a PUCT or
+        UCT search; a Gumbel configuration refuses it), None keeps the
+        configuration's choice.
         """
         ...
 
@@ -286,6 +288,10 @@ class _TreePlayer:
                 config = dataclasses.replace(config, num_simulations=simulations)
             if early_stop is not None and config.early_stop != early_stop:
                 config = dataclasses.replace(config, early_stop=early_stop)
+            if config.early_stop and board.last_move == board.size * board.size:
+                # After the opponent's pass, pass_rules may play any winning move by
+                # its visits, not only the search's choice: search them all.
+                config = dataclasses.replace(config, early_stop=False)
             result = self._search(mcts, config, on_result, every_seconds, stop)
             if not filters:  # a pass inside an allow list stays a pass
                 result = pass_rules(board, result)

@@ -398,7 +398,12 @@ class MCTS(RootsMixin):
         """Which of ``games`` (the config's ``early_stop``) cannot change their move:
         the most visited root child leads every other by more than the simulations
         the game may still get, ``left`` or, under a deadline, what the time left
-        allows at the game's pace so far. The leader then stays the only argmax."""
+        allows at the game's pace so far (at least one more step while time is
+        left). The leader then stays the only argmax.
+
+        A leading pass never decides: a player may replace a pass by the most
+        visited other move (alphago.player.pass_rules does before the opponent has
+        passed), so the visits of the runners-up still count."""
         t = self.tree
         bases = games * t.stride
         kids = t.children[games, 0].astype(np.int64) + bases[:, None]
@@ -409,8 +414,12 @@ class MCTS(RootsMixin):
         if deadline is not None:
             now = time.monotonic()
             pace = done / max(now - start, 1e-9)
-            may_get = np.minimum(may_get, pace * max(deadline - now, 0.0))
-        return np.asarray(lead > may_get)
+            in_time = pace * max(deadline - now, 0.0)
+            if now < deadline:  # the loop runs one more step before it checks
+                in_time = np.maximum(in_time, self.config.leaves_per_batch)
+            may_get = np.minimum(may_get, in_time)
+        pass_leads = visits[:, -1] >= top2[:, 1]
+        return np.asarray((lead > may_get) & ~pass_leads)
 
     def _has_room(self, games: I64) -> NDArray[np.bool_]:
         return np.asarray(self.tree.num_nodes[games] < self.tree.capacity)
