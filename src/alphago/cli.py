@@ -25,6 +25,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from alphago.cli_train import TRAINING_COMMANDS, add_training_commands
+from alphago.resign import winrate_argument
 
 if TYPE_CHECKING:
     from alphago.match import MatchGame
@@ -59,15 +60,16 @@ def check_device_options(args: argparse.Namespace) -> None:
     resolve_precision(args.precision, device)
 
 
-def _resign_winrate(text: str) -> float:
-    """An argparse type: a winrate in (0, 0.5) for ``--resign-below``."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 < value < 0.5:
-        raise argparse.ArgumentTypeError(f"must be in (0, 0.5), not {text}")
-    return value
+def _add_resign_option(p: argparse.ArgumentParser, who: str) -> None:
+    p.add_argument(
+        "--resign-below",
+        type=winrate_argument,
+        default=None,
+        metavar="P",
+        help=f"{who} once the search has rated its winning chances below P (e.g. "
+        "0.05) for 3 of its moves in a row, after the first quarter of the board's "
+        "points in moves (default: never resign)",
+    )
 
 
 def _add_engine_options(
@@ -230,15 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep playing (capture dead stones, fill neutral points) instead of "
         "passing while the board is unsettled: for GUIs that count territory",
     )
-    gtp.add_argument(
-        "--resign-below",
-        type=_resign_winrate,
-        default=None,
-        metavar="P",
-        help="genmove answers resign once the search has rated our winning chances "
-        "below P (e.g. 0.05) for 3 of our moves in a row, after the first quarter "
-        "of the board's points in moves (default: never resign)",
-    )
+    _add_resign_option(gtp, "genmove answers resign")
 
     _add_analysis_parser(sub)
 
@@ -252,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="black",
         help="your colour (default black)",
     )
+    _add_resign_option(play, "the engine resigns")
     play.add_argument("--sgf", metavar="FILE", help="save the game here at the end")
     play.add_argument(
         "--time", type=float, default=None, help="engine seconds per move (optional)"
@@ -451,6 +446,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         stdin=sys.stdin,
         stdout=sys.stdout,
         time_budget=args.time,
+        resign_below=args.resign_below,
     )
     if args.sgf:
         save_outcome_sgf(outcome, args.sgf)

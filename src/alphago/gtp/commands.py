@@ -17,8 +17,9 @@ import search
 from goboard import coords, text
 from goboard.rules import check_komi
 
+from .. import resign
 from .commands_game import seki_stones
-from .engine import RESIGN_TURNS, Context, Engine, Handler
+from .engine import Context, Engine, Handler
 from .protocol import GtpError, parse_colour, parse_float, parse_int, parse_vertex
 
 __all__ = ["COMMANDS", "generate"]
@@ -158,17 +159,14 @@ def _resigns(
     result: search.SearchResult,
     account: bool,
 ) -> bool:
-    """Whether ``colour`` resigns after ``result`` (see ``Engine``'s
-    ``resign_below``); counts the low turn when ``account`` (a move of the game)."""
+    """Whether ``colour`` resigns after ``result`` (:mod:`alphago.resign`'s rule at
+    ``e.resign_below``); counts the low turn when ``account`` (a move of the game)."""
     if e.resign_below is None:
         return False
-    best = max(result.value, result.best_q)  # both must be low
-    low = (1.0 + best) / 2.0 < e.resign_below
-    turns = e.low_turns[colour] + 1 if low else 0
+    resigns, turns = resign.judge(e.resign_below, board, result, e.low_turns[colour])
     if account:
         e.low_turns[colour] = turns
-    late = board.move_number >= e.size * e.size // 4
-    return late and turns >= RESIGN_TURNS
+    return resigns
 
 
 def _settling_move(

@@ -27,21 +27,17 @@ from .. import __version__ as _package_version
 from .. import sgf
 from ..player import Player
 from ..player_choice import UnacceptableSize
+from ..resign import check_threshold
 from .protocol import GtpError, error, parse_command, success
 from .timing import TimeManager
 
-__all__ = ["DEFAULT_VERSION", "RESIGN_TURNS", "Context", "Engine", "Handler"]
+__all__ = ["DEFAULT_VERSION", "Context", "Engine", "Handler"]
 
 #: What ``version`` answers by default. Lizzie reads the second number as a Leela Zero
 #: release and, below 15, shows a modal dialog from its engine thread that deadlocks it;
 #: so the answer starts with the Leela Zero protocol level we speak (0.17: lz-analyze
 #: with avoid/allow), then our own version. ``--gtp-version`` overrides it.
 DEFAULT_VERSION = f"0.17.0+alphago.{_package_version}"
-
-#: Resignation needs this many of a colour's genmoves in a row to rate its chances
-#: below ``resign_below`` (KataGo's default ``resignConsecTurns``): one search's low
-#: estimate is too noisy to give a game away on.
-RESIGN_TURNS = 3
 
 
 @dataclass
@@ -77,10 +73,11 @@ class Engine:
         komi: initial komi.
         rules: rules preset or ``goboard.Rules`` for the board.
         resign_below: ``genmove`` answers ``resign`` once the search has put its
-            colour's winning chances (both the root value and the chosen move's, as a
-            winrate) below this for :data:`RESIGN_TURNS` genmoves in a row, and never
-            before a quarter of the board's points have been played (handicap games
-            start lopsided); None (default) never resigns. In (0, 0.5).
+            colour's winning chances below this by :mod:`alphago.resign`'s rule (both
+            the root's and the chosen move's, for
+            :data:`~alphago.resign.RESIGN_TURNS` genmoves in a row, never in the
+            first quarter of the board's points; handicap games start lopsided);
+            None (default) never resigns. In (0, 0.5).
         name, version: what ``name`` and ``version`` answer (see
             :data:`DEFAULT_VERSION`).
         players: picks the player when ``boardsize`` changes the size (None: keep
@@ -115,9 +112,7 @@ class Engine:
         self.size = coords.check_size(board_size)
         self.komi = check_komi(komi)
         self.rules = goboard.Rules.coerce(rules)
-        if resign_below is not None and not 0.0 < resign_below < 0.5:
-            raise ValueError(f"resign_below must be in (0, 0.5), not {resign_below}")
-        self.resign_below = resign_below
+        self.resign_below = check_threshold(resign_below)
         #: Each colour's genmoves in a row whose search rated it below resign_below.
         self.low_turns = {goboard.BLACK: 0, goboard.WHITE: 0}
         self.name = name

@@ -25,6 +25,7 @@ from goboard.coords import from_gtp, to_gtp
 from goboard.text import render
 
 from ..player import Player
+from ..resign import check_threshold, judge
 from .game import GameOutcome
 
 __all__ = ["HELP", "play_human"]
@@ -49,6 +50,7 @@ def play_human(
     stdin: TextIO,
     stdout: TextIO,
     time_budget: float | None = None,
+    resign_below: float | None = None,
 ) -> GameOutcome:
     """Play one game on the terminal; returns what happened (SGF-ready).
 
@@ -58,16 +60,21 @@ def play_human(
         human: The human's colour, ``goboard.BLACK`` or ``goboard.WHITE``.
         stdin, stdout: Where the human types and reads.
         time_budget: Seconds per engine move (None: its simulation count decides).
+        resign_below: The engine resigns once its searches rate its winning chances
+            below this by :mod:`alphago.resign`'s rule (None: it never resigns, unless
+            its own search configuration says so).
 
     Returns:
         The outcome; ``result`` is ``""`` when the human quit before the end.
     """
     if human not in (goboard.BLACK, goboard.WHITE):
         raise ValueError("human must be goboard.BLACK or goboard.WHITE")
+    check_threshold(resign_below)
     out = GameOutcome(size=size, komi=komi, result="")
     out.names = {human: "human", -human: player.name}
     board = goboard.Board(size, komi, "chinese")
     player.new_game()
+    low_turns = 0  # the engine's low searches in a row (alphago.resign)
 
     def say(text: str) -> None:
         stdout.write(text + "\n")
@@ -79,7 +86,11 @@ def play_human(
         colour = board.to_play
         if colour != human:
             result = player.genmove(board, time_budget=time_budget)
-            if result.resign:
+            resigns = result.resign
+            if resign_below is not None:
+                by_rule, low_turns = judge(resign_below, board, result, low_turns)
+                resigns = resigns or by_rule
+            if resigns:
                 board.resign()
                 say(f"{player.name} resigns")
                 break
@@ -110,6 +121,7 @@ def play_human(
             del out.moves[mine[-1] :]
             board = _replay(size, komi, out.moves)
             player.new_game()
+            low_turns = 0
         else:
             try:
                 point = from_gtp(word, size)
