@@ -169,8 +169,8 @@ def _add_player_options(p: argparse.ArgumentParser) -> None:
         metavar="L",
         help="leaf value (1 - L) * value net + L * rollout outcome; 0: value net "
         "only, 1: rollouts only (default 0.5 with --engine alphago2016; with zero, "
-        "for a shipped network's PUCT 0.75 on 9x9 and 0.5 on 19x19, where its "
-        "rollout policy ships, else 0; --search gumbel mixes only when asked)",
+        "0.5 for a shipped network's PUCT where a rollout policy ships for the size "
+        "(9x9, 19x19), else 0; --search gumbel mixes only when asked)",
     )
     p.add_argument(
         "--early-stop",

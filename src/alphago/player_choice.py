@@ -33,11 +33,10 @@ head + L * a rollout's outcome (``search.AlphaGo2016`` with one net for both par
 the rollouts by ``--rollout-weights`` or the pattern policy shipped for the size, else
 uniform random playouts. The Zero nets' value heads learned from few game results;
 the rollouts make up for that as they do for the 2016 value net (README). A shipped
-network's PUCT mixes at :data:`SHIPPED_MIX` of the size by default where a rollout
-policy ships for it (9x9, where the mix beat the network alone 80 games in 100 at 0.5,
-and 0.75 beat 0.5 against GNU Go on two sets of 100 seeds; 19x19, whose value head
-learned from about a thousand game results and predicts them no better than chance,
-at 0.5, not measured there in games); a ``--weights`` network mixes only when asked.
+network's PUCT mixes at :data:`SHIPPED_MIX` by default where a rollout policy ships
+for the size (9x9, where the mix beat the network alone 80 games in 100; 19x19, whose
+value head learned from about a thousand game results and predicts them no better than
+chance, not measured there in games); a ``--weights`` network mixes only when asked.
 
 Each choice is announced once on the log stream (stderr), so a GUI's engine log says
 what is playing.
@@ -68,10 +67,9 @@ _TREE_BYTES_FIXED = 72
 _TREE_BYTES_PER_ACTION = 24
 #: goboard.Pool keeps one C board per node (its size does not depend on N).
 _POOL_BYTES = 5_900
-#: Lambda of a shipped Zero network's PUCT, by board size, where a rollout policy
-#: ships for the size: on 9x9 the mix beat the plain net head to head and GNU Go too,
-#: and 0.75 beat 0.5 and 0.25 against GNU Go level 10 (README, "Its strength").
-SHIPPED_MIX = {9: 0.75, 19: 0.5}
+#: Lambda of a shipped Zero network's PUCT where a rollout policy ships for the size:
+#: on 9x9 the mix beat the plain net head to head, and GNU Go too (README).
+SHIPPED_MIX = 0.5
 
 
 class UnacceptableSize(ValueError):
@@ -340,15 +338,15 @@ class PlayerChoice:
         return UCTPlayer(config, spec.seed)
 
     def _shipped_mix(self, size: int) -> float:
-        """Lambda for a shipped network: --mix-lambda, else the size's SHIPPED_MIX where
-        PUCT plays and a rollout policy ships for the size, else 0."""
+        """Lambda for a shipped network: --mix-lambda, else SHIPPED_MIX where PUCT
+        plays and a rollout policy ships for the size (measured there), else 0."""
         from alphago.nets.nets2016 import shipped_rollout
 
         spec = self.spec
         if spec.mix_lambda is not None:
             return spec.mix_lambda
         mixes = spec.search == "puct" and shipped_rollout(size) is not None
-        return SHIPPED_MIX[size] if mixes and size in SHIPPED_MIX else 0.0
+        return SHIPPED_MIX if mixes else 0.0
 
     def _network_player(self, net: PolicyValueNet, size: int, mix: float) -> Player:
         from alphago.nets import NetEvaluator
