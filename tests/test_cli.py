@@ -6,14 +6,12 @@ import importlib
 import importlib.util
 import subprocess
 import sys
-import threading
-from collections.abc import Callable
 from io import StringIO
 from pathlib import Path
 
-import numpy as np
 import pytest
 from match_fakes import fake_engine
+from player_fakes import FirstLegal
 
 import goboard
 import search
@@ -182,37 +180,6 @@ def test_eval_our_engine_against_gnugo(tmp_path: Path) -> None:
     record = read_sgf((tmp_path / "game-000.sgf").read_bytes())
     assert record.players[goboard.WHITE].startswith("GNU Go")
     assert record.result is not None and record.result[0] in "BW"
-
-
-class FirstLegal:
-    """A deterministic Player: the first legal point (pass when none)."""
-
-    name = "first-legal"
-
-    def __init__(self) -> None:
-        self.games = 0
-
-    def new_game(self) -> None:
-        self.games += 1
-
-    def ownership(self, board: goboard.Board) -> np.ndarray:
-        return np.zeros((board.size, board.size))
-
-    def genmove(
-        self,
-        board: goboard.Board,
-        *,
-        time_budget: float | None = None,
-        stop: threading.Event | None = None,
-        on_result: Callable[[search.SearchResult], None] | None = None,
-        every_seconds: float | None = None,
-    ) -> search.SearchResult:
-        move = board.legal_moves()[0]
-        a = board.size**2 + 1
-        zeros = np.zeros(a)
-        return search.SearchResult(
-            np.zeros(a, np.int64), zeros, zeros, move, 0.0, [move], 1
-        )
 
 
 def test_play_human_scripted() -> None:

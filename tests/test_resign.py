@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
-from collections.abc import Callable
 from io import StringIO
 from pathlib import Path
 
 import numpy as np
 import pytest
+from player_fakes import FirstLegal
 
 import goboard
 import search
@@ -61,30 +60,14 @@ def test_judge_needs_the_root_and_the_chosen_move_both_low() -> None:
         assert judge(0.1, board, _result(board, value, best_q), 2)[0] is low
 
 
-class Gloomy:
-    """A player that plays the first legal move and rates every position lost (or,
-    with ``hope``, keeps the chosen move's Q at a draw)."""
+class Gloomy(FirstLegal):
+    """Plays the first legal move and rates every position lost (or, with ``hope``,
+    keeps the chosen move's Q at a draw)."""
 
     name = "gloomy"
 
     def __init__(self, hope: bool = False) -> None:
-        self.hope = hope
-        self.searches = 0
-
-    def new_game(self) -> None:
-        pass
-
-    def genmove(
-        self,
-        board: goboard.Board,
-        *,
-        time_budget: float | None = None,
-        stop: threading.Event | None = None,
-        on_result: Callable[[search.SearchResult], None] | None = None,
-        every_seconds: float | None = None,
-    ) -> search.SearchResult:
-        self.searches += 1
-        return _result(board, -0.95, 0.0 if self.hope else -0.95)
+        super().__init__(value=-0.95, best_q=0.0 if hope else -0.95)
 
 
 def _play(
