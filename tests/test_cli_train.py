@@ -171,6 +171,21 @@ def test_train_rl_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert len(read_metrics(run / "metrics.jsonl")) == 4
 
 
+def test_train_rl_on_alphago49_planes(tmp_path: Path) -> None:
+    # Self-play writes the planes its net reads, and training takes them.
+    run = tmp_path / "rl49"
+    args = ["train", "rl", str(run)] + NET_ARGS + ["--planes", "alphago49"]
+    args += ["--iterations", "1", "--games", "2", "--simulations", "4"]
+    args += ["--parallel-games", "2", "--updates", "2", "--epochs", "1"]
+    args += ["--batch", "8", "--gate-games", "2", "--eval-simulations", "2"]
+    args += ["--baseline-every", "0", "--workers", "1", "--threads", "1"]
+    args += ["--no-progress", "--seed", "4"]
+    assert main(args) == 0
+    state = load_checkpoint(run / "checkpoint.pt")
+    assert state["examples"] > 0 and state["learner"]["step"] == 2
+    assert load_weights(run / "best.pt").config.input_planes == "alphago49"
+
+
 def test_train_rl_refuses_a_cheap_budget_not_below_the_full_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -210,3 +225,36 @@ def test_gendata_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     captured = capsys.readouterr()
     assert "0 games written" in captured.out
     assert captured.err == ""
+
+
+def test_train_sl_on_alphago49_planes_then_play(
+    tmp_path: Path, sgf_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The Zero net on the 2016 value net's planes: shards, training and a GTP game.
+    shards = tmp_path / "shards49"
+    args = ["shards", str(sgf_dir), "--out", str(shards), "--size", "5"]
+    assert main(args + ["--planes", "alphago49"]) == 0
+    assert load_shards([shards]).kind == "alphago49"
+    run = tmp_path / "run49"
+    train = ["train", "sl", str(run), "--data", str(shards), "--planes", "alphago49"]
+    assert main(train + SL_ARGS) == 0
+    assert load_weights(run / "weights.pt").config.input_planes == "alphago49"
+    # The other kind's net refuses these shards, naming both kinds.
+    capsys.readouterr()
+    other = ["train", "sl", str(tmp_path / "run17"), "--data", str(shards)]
+    assert main(other + SL_ARGS) == 1
+    err = capsys.readouterr().err
+    assert "alphago49" in err and "agz17" in err
+    assert not (tmp_path / "run17" / "checkpoint.pt").exists()
+    gtp = [sys.executable, "-m", "alphago.cli", "gtp", "--size", "5"]
+    gtp += ["--weights", str(run / "weights.pt"), "--simulations", "16"]
+    out = subprocess.run(
+        gtp,
+        input="genmove b\ngenmove w\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    replies = [line for line in out.splitlines() if line.startswith("=")]
+    assert len(replies) == 3 and all(len(r) > 2 for r in replies[:2]), out

@@ -29,7 +29,9 @@ def _boards(size: int = 9) -> list[goboard.Board]:
 
 
 @pytest.mark.parametrize("symmetries", ["none", "random", "average", 3])
-@pytest.mark.parametrize(("size", "kind"), [(9, "agz17"), (19, "lz18")])
+@pytest.mark.parametrize(
+    ("size", "kind"), [(9, "agz17"), (19, "lz18"), (9, "alphago49")]
+)
 def test_output_contract(symmetries: str | int, size: int, kind: str) -> None:
     ev = NetEvaluator(tiny_net(size, kind), symmetries=symmetries, seed=1)
     assert isinstance(ev, Evaluator)
@@ -51,12 +53,13 @@ def test_empty_batch() -> None:
     assert priors.shape == (0, 82) and values.shape == (0,)
 
 
-def test_average_equals_manual_transforms() -> None:
-    model = tiny_net(9, "lz18", blocks=2)
+@pytest.mark.parametrize("kind", ["lz18", "alphago49"])
+def test_average_equals_manual_transforms(kind: str) -> None:
+    model = tiny_net(9, kind, blocks=2)
     positions = positions_of(_boards(9)[:3])
     ev = NetEvaluator(model, symmetries="average", precision="fp32")
     priors, values = ev.evaluate(positions)
-    want_p, want_v = manual_average(model, positions, "lz18")
+    want_p, want_v = manual_average(model, positions, kind)
     np.testing.assert_allclose(priors, want_p, atol=1e-5)
     np.testing.assert_allclose(values, want_v, atol=1e-5)
 

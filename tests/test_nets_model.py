@@ -9,6 +9,7 @@ torch = pytest.importorskip("torch")
 from nets_helpers import tiny_net  # noqa: E402
 
 from alphago.nets import NetConfig, PolicyValueNet  # noqa: E402
+from alphago.nets.model import INPUT_PLANES  # noqa: E402
 
 
 def test_config_json_round_trip() -> None:
@@ -17,6 +18,8 @@ def test_config_json_round_trip() -> None:
     assert NetConfig.from_dict(cfg.to_dict()) == cfg
     assert cfg.planes == 18 and cfg.actions == 82
     assert NetConfig(input_planes="agz17").planes == 17
+    # The 2016 value net's planes (liberties, ladders, move trials) also feed it.
+    assert NetConfig(input_planes="alphago49").planes == 49
 
 
 @pytest.mark.parametrize(
@@ -46,15 +49,19 @@ def test_config_from_dict_rejects_unknown_keys() -> None:
 
 @pytest.mark.parametrize(
     ("size", "kind", "blocks", "filters"),
-    [(9, "agz17", 1, 8), (19, "lz18", 2, 16), (9, "lz18", 0, 8)],
+    [
+        (9, "agz17", 1, 8),
+        (19, "lz18", 2, 16),
+        (9, "lz18", 0, 8),
+        (9, "alphago49", 1, 8),
+    ],
 )
 @pytest.mark.parametrize("ownership", [False, True])
 def test_output_shapes(
     size: int, kind: str, blocks: int, filters: int, ownership: bool
 ) -> None:
     model = tiny_net(size, kind, blocks=blocks, filters=filters, ownership=ownership)
-    planes = 17 if kind == "agz17" else 18
-    x = torch.rand(3, planes, size, size)
+    x = torch.rand(3, INPUT_PLANES[kind], size, size)
     with torch.no_grad():
         logits, value, owner = model(x)
     assert logits.shape == (3, size * size + 1)

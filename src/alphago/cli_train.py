@@ -62,8 +62,9 @@ def _add_net_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--planes",
         default="agz17",
-        choices=("agz17", "lz18"),
-        help="input planes (default agz17)",
+        choices=("agz17", "lz18", "alphago49"),
+        help="input planes (default agz17; alphago49 adds liberties, ladders and "
+        "move trials, with eight turns-since planes in place of the history)",
     )
     p.add_argument(
         "--global-pooling",
@@ -222,7 +223,7 @@ def add_training_commands(sub: Any) -> None:
     sh.add_argument(
         "--planes",
         default="agz17",
-        choices=("agz17", "lz18", "alphago48"),
+        choices=("agz17", "lz18", "alphago48", "alphago49"),
         help="input planes (default agz17; alphago48 for train policy)",
     )
     sh.add_argument(

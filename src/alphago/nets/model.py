@@ -3,7 +3,9 @@
 Shapes (``B`` batch, ``C`` input planes, ``N`` board size, ``F`` filters):
 
 - input: float32 ``[B, C, N, N]``, goboard feature planes of kind
-  ``config.input_planes`` (``agz17``: C = 17, ``lz18``: C = 18), side to move's view;
+  ``config.input_planes`` (``agz17``: C = 17, ``lz18``: C = 18, ``alphago49``: C = 49,
+  the 2016 value net's planes, whose liberty, ladder and move-trial planes hand the
+  net the tactics it would otherwise have to learn from few games), side to move's view;
 - policy logits: ``[B, N*N + 1]`` (pass last), before any masking or softmax;
 - value: ``[B]`` in [-1, 1] (tanh), the expected outcome for the side to move;
 - ownership (only with ``ownership_head``): ``[B, N, N]`` in [-1, 1] (tanh), +1 where
@@ -70,7 +72,7 @@ __all__ = [
 ]
 
 #: Input plane kinds the network accepts, and their plane counts.
-INPUT_PLANES: dict[str, int] = {"agz17": 17, "lz18": 18}
+INPUT_PLANES: dict[str, int] = {"agz17": 17, "lz18": 18, "alphago49": 49}
 POLICY_CHANNELS = 2
 VALUE_CHANNELS = 1
 VALUE_HIDDEN = 256
@@ -101,7 +103,7 @@ class NetConfig:
         board_size: N, 2..19.
         blocks: residual blocks (>= 0).
         filters: channels of the tower (>= 1).
-        input_planes: goboard feature kind, ``"agz17"`` or ``"lz18"``.
+        input_planes: goboard feature kind, ``"agz17"``, ``"lz18"`` or ``"alphago49"``.
         ownership_head: add the ownership head.
         score_head: add the score head (module docstring).
         global_pooling: indices of the residual blocks with global pooling
@@ -153,7 +155,7 @@ class NetConfig:
 
     @property
     def planes(self) -> int:
-        """Input planes C (17 or 18)."""
+        """Input planes C (17, 18 or 49)."""
         return INPUT_PLANES[self.input_planes]
 
     @property
