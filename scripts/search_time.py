@@ -10,6 +10,8 @@ two settings on the same positions:
 
     taskset -c 0 python scripts/search_time.py games/*.sgf --games 10 --early-stop &
     taskset -c 1 python scripts/search_time.py games/*.sgf --games 10
+
+``--weights FILE`` times another network in the same engine.
 """
 
 from __future__ import annotations
@@ -31,12 +33,14 @@ def main() -> None:
     p.add_argument("--early-stop", action="store_true")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--weights", default=None, help="a network file (default: shipped)")
     args = p.parse_args()
     spec = PlayerSpec(
         simulations=args.simulations,
         seed=args.seed,
         threads=args.threads,
         early_stop=args.early_stop,
+        weights=args.weights,
     )
     choice = PlayerChoice(spec, log=lambda line: None)
     seconds, sims, reused, searches = 0.0, 0, 0, 0

@@ -462,8 +462,9 @@ def test_the_shipped_network_answers_the_centre_opening() -> None:
     board.play_gtp("E5")
     import torch
 
+    planes = board.features(net.config.input_planes)  # the planes it was trained on
     with torch.inference_mode():
-        logits, value, _ = net(torch.from_numpy(board.features("agz17"))[None])
+        logits, value, _ = net(torch.from_numpy(planes)[None])
     top = torch.topk(logits[0, :81], 3).indices.tolist()
     centre = goboard.coords.from_gtp("E5", 9)
     assert all(

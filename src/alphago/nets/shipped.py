@@ -18,7 +18,7 @@ SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
 #: README describes (damaged, or swapped for another net) is refused, whatever checksum
 #: it carries inside.
 SHIPPED_SHA256 = {
-    9: "989ff16fc51a0e61a4f38a1e44f0ce17500b2baa73697c67fe16546eeedc6d32",
+    9: "6a2f12245a8b7b7990e4826109a9bccd8538b175d37c443b2b581cd2590761e9",
     19: "2b9c43c8b6c25b47c74693b8c727cf4399e828e6e388f4e8ad462ff4f9f0bd7a",
 }
 
