@@ -224,7 +224,8 @@ def add_training_commands(sub: Any) -> None:
         "--planes",
         default="agz17",
         choices=("agz17", "lz18", "alphago48", "alphago49"),
-        help="input planes (default agz17; alphago48 for train policy)",
+        help="input planes (default agz17; alphago48 for train policy; alphago49 "
+        "for a Zero net trained with --planes alphago49)",
     )
     sh.add_argument(
         "--shard-size",
