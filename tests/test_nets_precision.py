@@ -205,16 +205,16 @@ def test_bf16_buffers_and_repr() -> None:
     assert ev.precision == "bf16"
 
 
-@pytest.mark.parametrize("amx", [True, False])
-def test_inference_defaults_to_bf16_on_cpus_with_amx(
-    monkeypatch: pytest.MonkeyPatch, amx: bool
+@pytest.mark.parametrize("fast", [True, False])
+def test_inference_defaults_to_bf16_on_cpus_with_bf16_arithmetic(
+    monkeypatch: pytest.MonkeyPatch, fast: bool
 ) -> None:
-    monkeypatch.setattr(prec, "cpu_has_amx_bf16", lambda: amx)
-    want = "bf16" if amx else "fp32"
+    monkeypatch.setattr(prec, "cpu_has_bf16_arithmetic", lambda: fast)
+    want = "bf16" if fast else "fp32"
     assert prec.resolve_precision(None, CPU, inference=True) == want
     assert prec.resolve_precision("auto", CPU, inference=True) == want
     assert NetEvaluator(tiny_net(9)).precision == want
-    # Training keeps float32 on the CPU, AMX or not, as do explicit choices.
+    # Training keeps float32 on the CPU whatever it has, as do explicit choices.
     assert prec.resolve_precision(None, CPU) == "fp32"
     assert _learner(None).precision == "fp32"
     assert NetEvaluator(tiny_net(9), precision="fp32").precision == "fp32"
@@ -226,6 +226,31 @@ def test_amx_probe_is_a_bool_and_false_without_torchs_probe(
     assert isinstance(prec.cpu_has_amx_bf16(), bool)
     monkeypatch.delattr(torch.cpu, "_is_amx_tile_supported", raising=False)
     assert prec.cpu_has_amx_bf16() is False
+
+
+@pytest.mark.parametrize(
+    ("amx", "avx512_bf16", "want"),
+    [(True, False, True), (False, True, True), (False, False, False)],
+)
+def test_bf16_arithmetic_is_amx_or_avx512_bf16(
+    monkeypatch: pytest.MonkeyPatch, amx: bool, avx512_bf16: bool, want: bool
+) -> None:
+    monkeypatch.setattr(prec, "cpu_has_amx_bf16", lambda: amx)
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: avx512_bf16)
+    monkeypatch.setattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", lambda: True)
+    assert prec.cpu_has_bf16_arithmetic() is want
+    # A oneDNN without bfloat16 kernels has no use for the instructions.
+    monkeypatch.setattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", lambda: False)
+    assert prec.cpu_has_bf16_arithmetic() is amx
+
+
+def test_bf16_arithmetic_probe_is_false_without_torchs_probes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert isinstance(prec.cpu_has_bf16_arithmetic(), bool)
+    monkeypatch.setattr(prec, "cpu_has_amx_bf16", lambda: False)
+    monkeypatch.delattr(torch.cpu, "_is_avx512_bf16_supported", raising=False)
+    assert prec.cpu_has_bf16_arithmetic() is False
 
 
 def test_cpu_bf16_runs_small_calls_in_fp32() -> None:

@@ -46,8 +46,8 @@ def _add_device_options(p: argparse.ArgumentParser, device: str = "cpu") -> None
         "--precision",
         choices=("auto", "fp32", "bf16", "fp16"),
         default="auto",
-        help="network arithmetic: auto (bf16 on CUDA and on CPUs with AMX, else "
-        "fp32), fp32, bf16 (autocast) or fp16 (CUDA only)",
+        help="network arithmetic: auto (bf16 on CUDA and on CPUs with AMX or "
+        "AVX512-BF16, else fp32), fp32, bf16 (autocast) or fp16 (CUDA only)",
     )
 
 

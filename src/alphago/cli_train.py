@@ -166,8 +166,9 @@ def _add_optimizer_options(p: argparse.ArgumentParser, lr: float) -> None:
         choices=("auto", "fp32", "bf16", "fp16"),
         default="auto",
         help="network arithmetic: auto (bf16 on CUDA; on the CPU fp32 for "
-        "training, bf16 for games' network calls where the CPU has AMX), fp32, bf16 "
-        "(autocast) or fp16 (CUDA only; loss scaling, skipped steps in the metrics)",
+        "training, bf16 for games' network calls where the CPU has AMX or "
+        "AVX512-BF16), fp32, bf16 (autocast) or fp16 (CUDA only; loss scaling, "
+        "skipped steps in the metrics)",
     )
     p.add_argument("--threads", type=int, default=None, help="torch threads")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

@@ -48,7 +48,8 @@ _MODES = {"none": 0, "random": 1, "average": 8}
 
 #: The fewest rows a CPU call runs in bf16: measured with one thread and the shipped
 #: 4x48 9x9 net on an AMX CPU, bf16 took 1.3-2x float32's time for 1 row and broke
-#: even at 2-4 rows (autocast casts the weights afresh each call).
+#: even at 2-4 rows (autocast casts the weights afresh each call); with AVX512-BF16
+#: alone (AMD Zen 5), bf16 ran 0.80 of float32's speed at 1 row, 0.98 at 4, 1.09 at 8.
 CPU_BF16_MIN_ROWS = 4
 
 
@@ -115,10 +116,11 @@ class NetEvaluator:
         symmetries: "none", "random", "average" or k in 1..8 (module docstring).
         seed: int, Generator or None: the source of the random transforms.
         precision: "fp32", "bf16", "fp16", or None for the device's inference
-            default (bf16 on CUDA and on CPUs with AMX, fp32 elsewhere); ValueError
-            where the device cannot run it (:mod:`alphago.nets.precision`). On the
-            CPU, bf16 runs calls of at least ``CPU_BF16_MIN_ROWS`` rows; smaller
-            ones run in float32, which oneDNN does faster there.
+            default (bf16 on CUDA and on CPUs with AMX or AVX512-BF16, fp32
+            elsewhere); ValueError where the device cannot run it
+            (:mod:`alphago.nets.precision`). On the CPU, bf16 runs calls of at least
+            ``CPU_BF16_MIN_ROWS`` rows; smaller ones run in float32, which oneDNN
+            does faster there.
         cuda_graphs: on a CUDA device, run the network as CUDA graphs
             (:mod:`alphago.nets.graphs`); None: yes, unless the environment sets
             ``ALPHAGO_CUDA_GRAPHS=0``. Ignored on other devices.

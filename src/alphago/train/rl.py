@@ -38,8 +38,8 @@ Devices: the learner trains on ``device``; self-play and the evaluation games ru
 their networks on ``selfplay_device`` (default the CPU; ``"cuda"`` puts every
 self-play worker's evaluator on the GPU). ``precision`` applies to both (None: each
 device's default: bf16 on CUDA; on the CPU, fp32 for the learner and, for the games'
-evaluators, bf16 where the CPU has AMX, else fp32). None of these is stored in the
-checkpoint: a run may resume on another machine.
+evaluators, bf16 where the CPU has AMX or AVX512-BF16, else fp32). None of these is
+stored in the checkpoint: a run may resume on another machine.
 
 CPU budget: the checkpoint keeps the CPU seconds the run has used so far (this process
 and the worker processes it waited for, user and system time; Ray tasks on other

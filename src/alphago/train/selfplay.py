@@ -76,8 +76,8 @@ Device: the evaluator runs on ``device`` (default the CPU): ``"cuda"`` puts each
 worker's network on the GPU, where the lock-step games of a worker make one batch of
 about ``parallel_games * leaves_per_batch`` positions per call, and several worker
 processes may share one GPU. ``precision`` is the evaluator's
-(:mod:`alphago.nets.precision`; None: bf16 on CUDA and on CPUs with AMX, else
-fp32).
+(:mod:`alphago.nets.precision`; None: bf16 on CUDA and on CPUs with AMX or
+AVX512-BF16, else fp32).
 """
 
 from __future__ import annotations

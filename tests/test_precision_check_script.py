@@ -1,0 +1,53 @@
+"""scripts/precision_check.py: bf16 against fp32 on a network's own games."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+pytest.importorskip("torch")
+
+from nets_helpers import tiny_net  # noqa: E402
+
+from alphago.nets.weights import save_weights  # noqa: E402
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "precision_check.py"
+
+
+def load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("precision_check", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["precision_check"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+precision_check = load()
+
+
+def test_compare_counts_every_position_and_finds_bf16_close() -> None:
+    got = precision_check.compare(tiny_net(5, blocks=2), 5, games=3, moves=6, batch=4)
+    assert got["positions"] == 18  # the three seeded games all last 6 moves
+    assert 0.9 <= got["agreement"] <= 1.0
+    assert 0 < got["value_max"] < 0.1  # bf16 really ran, and stayed close
+    assert got["value_mean"] <= got["value_max"]
+    assert 0 <= got["tv_mean"] <= got["tv_max"] < 0.1
+
+
+def test_command_line_reads_a_weights_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "tiny.pt"
+    save_weights(tiny_net(5), path)
+    precision_check.main(
+        ["--size", "5", "--games", "2", "--moves", "3", "--weights", str(path)]
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"{path}: 6 positions of 2 games"
+    assert lines[1].startswith("top-1 agreement ")
+    assert lines[3].startswith("value |fp32 - bf16|: mean ")
