@@ -15,6 +15,7 @@ from nets_helpers import positions_of, random_board, tiny_net  # noqa: E402
 import goboard  # noqa: E402
 from alphago.nets import NetConfig, NetEvaluator, PolicyValueNet  # noqa: E402
 from alphago.nets import precision as prec  # noqa: E402
+from alphago.nets.agreement import bf16_agreement, self_play_positions  # noqa: E402
 from alphago.nets.shipped import shipped_weights  # noqa: E402
 from alphago.nets.weights import load_weights  # noqa: E402
 from alphago.train.learner import Learner, TrainConfig  # noqa: E402
@@ -276,49 +277,31 @@ def test_cpu_bf16_runs_small_calls_in_fp32() -> None:
     np.testing.assert_allclose(v16, v32, atol=0.05)
 
 
-def _selfplay_positions(games: int, moves: int, seed: int) -> list[goboard.Board]:
-    """Positions of the shipped net playing itself (moves drawn from its fp32
-    policy): the positions it sees in play, unlike random boards."""
-    path = shipped_weights(9)
-    assert path is not None
-    ev = NetEvaluator(load_weights(path), symmetries="none", precision="fp32")
-    rng = np.random.default_rng(seed)
-    boards = [goboard.Board(9, 7.5, "chinese") for _ in range(games)]
-    seen: list[goboard.Board] = []
-    for _ in range(moves):
-        live = [b for b in boards if not b.is_over]
-        if not live:
-            break
-        seen.extend(b.copy() for b in live)
-        priors, _ = ev.evaluate(positions_of(live))
-        for board, p in zip(live, priors, strict=True):
-            board.play(int(rng.choice(len(p), p=p / p.sum())))
-    return seen
-
-
 def test_bf16_agrees_with_fp32_on_the_shipped_net() -> None:
-    # README ("Precision") quotes the same measurement over 2,782 positions (64
-    # games): top-1 agreement 99.3%, value error mean 0.0035, max 0.051.
+    # README ("Precision") quotes the same measurement over 3,534 positions (64
+    # games, scripts/precision_check.py): top-1 agreement 99.4%, value error mean
+    # 0.0025, max 0.036.
     path = shipped_weights(9)
     assert path is not None
-    boards = _selfplay_positions(16, 40, seed=1)
-    assert len(boards) > 500
-    positions = positions_of(boards)
-    model = load_weights(path)
-    p32, v32 = NetEvaluator(model, symmetries="none", precision="fp32").evaluate(
-        positions
-    )
-    p16, v16 = NetEvaluator(model, symmetries="none", precision="bf16").evaluate(
-        positions
-    )
-    legal = p32.sum(axis=1) > 0
-    agreement = float(np.mean((p32.argmax(1) == p16.argmax(1))[legal]))
-    value_error = np.abs(v32 - v16)
-    total_variation = 0.5 * np.abs(p32 - p16).sum(axis=1)
-    assert agreement >= 0.97
-    assert float(value_error.mean()) < 0.01 and float(value_error.max()) < 0.1
-    assert float(total_variation.mean()) < 0.01
-    assert not np.array_equal(v32, v16)  # bf16 really ran
+    got = bf16_agreement(load_weights(path), 9, games=16, moves=40)
+    assert got["positions"] > 500
+    assert got["agreement"] >= 0.97
+    assert got["value_mean"] < 0.01 and got["value_max"] < 0.1
+    assert got["tv_mean"] < 0.01
+    assert got["value_max"] > 0  # bf16 really ran
+
+
+def test_self_play_positions_follow_the_policy() -> None:
+    # Each live game's position is kept before each move, as a copy: the kept
+    # boards stay where they were while their games go on.
+    model = tiny_net(5)
+    ev = NetEvaluator(model, symmetries="none", precision="fp32")
+    seen = self_play_positions(ev, 5, games=3, moves=4, seed=0)
+    assert len(seen) == 12
+    assert [b.move_number for b in seen] == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
+    assert len({id(b) for b in seen}) == 12
+    assert all(b.stones().any() for b in seen[3:])  # a move was played
+    assert not any(b.stones().any() for b in seen[:3])
 
 
 # -- Learner ----------------------------------------------------------------------

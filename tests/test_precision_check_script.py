@@ -1,4 +1,5 @@
-"""scripts/precision_check.py: bf16 against fp32 on a network's own games."""
+"""alphago.nets.agreement and scripts/precision_check.py: bf16 against fp32 on a
+network's own games."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ pytest.importorskip("torch")
 
 from nets_helpers import tiny_net  # noqa: E402
 
+from alphago.nets.agreement import bf16_agreement  # noqa: E402
 from alphago.nets.weights import save_weights  # noqa: E402
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "precision_check.py"
@@ -30,8 +32,8 @@ def load() -> ModuleType:
 precision_check = load()
 
 
-def test_compare_counts_every_position_and_finds_bf16_close() -> None:
-    got = precision_check.compare(tiny_net(5, blocks=2), 5, games=3, moves=6, batch=4)
+def test_agreement_counts_every_position_and_finds_bf16_close() -> None:
+    got = bf16_agreement(tiny_net(5, blocks=2), 5, games=3, moves=6, batch=4)
     assert got["positions"] == 18  # the three seeded games all last 6 moves
     assert 0.9 <= got["agreement"] <= 1.0
     assert 0 < got["value_max"] < 0.1  # bf16 really ran, and stayed close
