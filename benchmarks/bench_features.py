@@ -14,7 +14,9 @@ middle-game boards (float32): ``alphago48`` (the AlphaGo 2016 planes: move outco
 and ladder reads) against ``agz17``; boards/s of the two give the cost ratio. Those
 boards come from uniform random play, full of ataris and 2-liberty strings (the
 ladder reads' worst case); ``test_features_batch_kind_tactical`` times the same on
-256 positions of pattern-policy games (``tactical_positions`` in conftest.py).
+256 positions of pattern-policy games (``tactical_positions`` in conftest.py), and
+``test_features_batch_kind_pro`` on 256 middle-game positions of professional games
+(``pro_positions``; skipped without Debian's ``goban-original-games``).
 """
 
 from __future__ import annotations
@@ -90,6 +92,17 @@ def test_features_batch_kind(bench, positions, kind):
 @pytest.mark.parametrize("kind", KINDS)
 def test_features_batch_kind_tactical(bench, tactical_positions, kind):
     boards = tactical_positions(19).batch(256)
+    out = np.empty((256, len(goboard.feature_planes(kind)), 19, 19), dtype=np.float32)
+    planes = bench(goboard.features_batch, boards, kind, out)
+    assert planes is out
+    assert (planes[-1] == boards[-1].features(kind)).all()
+    bench.rates(boards=len(boards), bytes=out.nbytes)
+
+
+@pytest.mark.benchmark(group="features-kinds")
+@pytest.mark.parametrize("kind", KINDS)
+def test_features_batch_kind_pro(bench, pro_positions, kind):
+    boards = list(pro_positions)
     out = np.empty((256, len(goboard.feature_planes(kind)), 19, 19), dtype=np.float32)
     planes = bench(goboard.features_batch, boards, kind, out)
     assert planes is out

@@ -21,6 +21,10 @@ self-atari, play near the previous move; all 3x3 and response patterns zero), re
 under the default rules. Its ``batch(n)`` cycles through the positions from move
 N*N // 4 to move N*N of each game (interleaved, evenly spread). Still not a strong
 player's game, but ataris are rarer by an order of magnitude and play is local.
+``pro_positions()`` is a third, real sample: 19x19 middle games of professional
+players (moves 60 to 179, every 12th, of the historical games in Debian's
+``goban-original-games``, read from ``PRO_GAMES``); benchmarks that use it skip where
+that package is not installed.
 
 ``bench`` wraps pytest-benchmark's ``benchmark``:
 
@@ -164,6 +168,44 @@ def build_tactical_positions(size: int, seed: int = SEED) -> TacticalPositions:
                 kept.append(board.copy())
         games.append(tuple(kept))
     return TacticalPositions(size, tuple(games))
+
+
+#: Debian's goban-original-games: historical professional 19x19 games, as SGF.
+PRO_GAMES = Path("/usr/share/goban")
+
+
+@cache
+def build_pro_positions(count: int = 256) -> tuple[goboard.Board, ...]:
+    """``count`` positions spread evenly over the professional games' middle games
+    (module docstring), or none where the games are not installed."""
+    from alphago.sgf import play_as, read_sgf, start_board
+
+    boards = []
+    for path in sorted(PRO_GAMES.glob("*.sgf")):
+        try:
+            record = read_sgf(path.read_bytes())
+            board = start_board(record, "chinese")
+            if board.size != 19:
+                continue
+            for number, (colour, point) in enumerate(record.moves[:180]):
+                board = play_as(board, colour, point)
+                if number >= 60 and number % 12 == 0:
+                    boards.append(board.copy())
+        except (ValueError, goboard.IllegalMoveError):
+            continue  # a record we cannot replay to move 180: the others suffice
+    if not boards:
+        return ()
+    step = len(boards) / count
+    return tuple(boards[int(i * step)] for i in range(count))
+
+
+@pytest.fixture(scope="session")
+def pro_positions() -> tuple[goboard.Board, ...]:
+    """256 professional 19x19 middle-game positions; skips where there are none."""
+    boards = build_pro_positions()
+    if not boards:
+        pytest.skip(f"no professional games in {PRO_GAMES} (goban-original-games)")
+    return boards
 
 
 @pytest.fixture(scope="session")
