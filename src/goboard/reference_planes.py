@@ -147,7 +147,12 @@ class _Reader:
     def attack(
         self, pos: tuple[list[int], int | None, int], depth: int, target: int
     ) -> bool:
-        for lib in sorted(self.geo.liberties(pos[0], target)):
+        libs = self.geo.liberties(pos[0], target)
+        for lib in sorted(libs):
+            # An atari the defender surely escapes is judged without being played,
+            # so it costs no node (module docstring).
+            if len(libs) == 2 and surely_escapes(self.geo, pos[0], target, lib):
+                continue
             nxt = self.play(pos, lib, depth)
             if nxt is None or len(self.geo.liberties(nxt[0], target)) != 1:
                 continue
