@@ -103,7 +103,8 @@ def test_features_batch_kind_tactical(bench, tactical_positions, kind):
 @pytest.mark.parametrize("kind", KINDS)
 def test_features_batch_kind_pro(bench, pro_positions, kind):
     boards = list(pro_positions)
-    out = np.empty((256, len(goboard.feature_planes(kind)), 19, 19), dtype=np.float32)
+    shape = (len(boards), len(goboard.feature_planes(kind)), 19, 19)
+    out = np.empty(shape, dtype=np.float32)
     planes = bench(goboard.features_batch, boards, kind, out)
     assert planes is out
     assert (planes[-1] == boards[-1].features(kind)).all()

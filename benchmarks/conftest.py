@@ -22,9 +22,9 @@ under the default rules. Its ``batch(n)`` cycles through the positions from move
 N*N // 4 to move N*N of each game (interleaved, evenly spread). Still not a strong
 player's game, but ataris are rarer by an order of magnitude and play is local.
 ``pro_positions()`` is a third, real sample: 19x19 middle games of professional
-players (moves 60 to 179, every 12th, of the historical games in Debian's
-``goban-original-games``, read from ``PRO_GAMES``); benchmarks that use it skip where
-that package is not installed.
+players (the positions after moves 61, 73, ..., 169 of the historical games in Debian's
+``goban-original-games``, read from ``PRO_GAMES``), 256 of them spread evenly;
+benchmarks that use it skip where that package is not installed.
 
 ``bench`` wraps pytest-benchmark's ``benchmark``:
 
@@ -170,38 +170,45 @@ def build_tactical_positions(size: int, seed: int = SEED) -> TacticalPositions:
     return TacticalPositions(size, tuple(games))
 
 
-#: Debian's goban-original-games: historical professional 19x19 games, as SGF.
+#: Debian's goban-original-games: historical professional games, SGF text in .sgf
+#: and .mgt files (alphago.data.dataset.SGF_SUFFIXES reads both alike).
 PRO_GAMES = Path("/usr/share/goban")
+PRO_SUFFIXES = (".sgf", ".mgt")
+#: The positions kept from each game: after these moves, the middle game.
+PRO_MOVES = range(61, 170, 12)
 
 
 @cache
 def build_pro_positions(count: int = 256) -> tuple[goboard.Board, ...]:
-    """``count`` positions spread evenly over the professional games' middle games
-    (module docstring), or none where the games are not installed."""
-    from alphago.sgf import play_as, read_sgf, start_board
-
-    boards = []
-    for path in sorted(PRO_GAMES.glob("*.sgf")):
+    """``count`` positions spread evenly over the professional 19x19 games' middle
+    games (fewer if the games hold fewer), or none where they are not installed."""
+    sgf = pytest.importorskip("alphago.sgf")  # sgfmill reads the records
+    boards: list[goboard.Board] = []
+    paths = sorted(p for p in PRO_GAMES.glob("*") if p.suffix.lower() in PRO_SUFFIXES)
+    for path in paths:
+        kept = []
         try:
-            record = read_sgf(path.read_bytes())
-            board = start_board(record, "chinese")
+            record = sgf.read_sgf(path.read_bytes())
+            board = sgf.start_board(record, "chinese")
             if board.size != 19:
                 continue
-            for number, (colour, point) in enumerate(record.moves[:180]):
-                board = play_as(board, colour, point)
-                if number >= 60 and number % 12 == 0:
-                    boards.append(board.copy())
-        except (ValueError, goboard.IllegalMoveError):
-            continue  # a record we cannot replay to move 180: the others suffice
-    if not boards:
-        return ()
+            for number, (colour, point) in enumerate(record.moves[: PRO_MOVES[-1]], 1):
+                board = sgf.play_as(board, colour, point)
+                if number in PRO_MOVES:
+                    kept.append(board.copy())
+        except ValueError:  # goboard.IllegalMoveError is one
+            continue  # a record that does not replay: the game is left out whole
+        boards.extend(kept)
+    if len(boards) <= count:
+        return tuple(boards)
     step = len(boards) / count
     return tuple(boards[int(i * step)] for i in range(count))
 
 
 @pytest.fixture(scope="session")
 def pro_positions() -> tuple[goboard.Board, ...]:
-    """256 professional 19x19 middle-game positions; skips where there are none."""
+    """Up to 256 professional 19x19 middle-game positions; skips where there are
+    none."""
     boards = build_pro_positions()
     if not boards:
         pytest.skip(f"no professional games in {PRO_GAMES} (goban-original-games)")

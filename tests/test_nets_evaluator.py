@@ -80,7 +80,8 @@ def test_symmetries_matter_and_are_seeded() -> None:
 
 @pytest.mark.parametrize("symmetries", ["none", "average"])
 def test_batch_equals_single(symmetries: str) -> None:
-    # fp32: in bf16 (the default on CPUs with AMX) calls below 4 rows run in fp32.
+    # fp32: in bf16 (the default on CPUs with AMX or AVX512-BF16) calls below 4 rows
+    # run in fp32.
     ev = NetEvaluator(tiny_net(9), symmetries=symmetries, precision="fp32")
     positions = positions_of(_boards(9))
     priors, values = ev.evaluate(positions)

@@ -53,3 +53,29 @@ def test_command_line_reads_a_weights_file(
     assert lines[0] == f"{path}: 6 positions of 2 games"
     assert lines[1].startswith("top-1 agreement ")
     assert lines[3].startswith("value |fp32 - bf16|: mean ")
+
+
+def test_every_call_is_large_enough_to_run_in_bf16(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Below CPU_BF16_MIN_ROWS rows the CPU evaluator runs fp32 whatever it was asked
+    # for: such a call would compare fp32 with itself.
+    from alphago.nets import NetEvaluator
+    from alphago.nets.evaluator import CPU_BF16_MIN_ROWS
+
+    sizes: list[int] = []
+    evaluate = NetEvaluator.evaluate
+
+    def spy(self, positions):  # type: ignore[no-untyped-def]
+        if self.precision == "bf16":
+            sizes.append(len(positions))
+        return evaluate(self, positions)
+
+    monkeypatch.setattr(NetEvaluator, "evaluate", spy)
+    got = bf16_agreement(tiny_net(5), 5, games=3, moves=3, batch=4)
+    assert got["positions"] == 9 and sum(sizes) == 9  # 9 = 4 + 5, not 4 + 4 + 1
+    assert min(sizes) >= CPU_BF16_MIN_ROWS
+    with pytest.raises(ValueError, match=f"batch must be at least {CPU_BF16_MIN_ROWS}"):
+        bf16_agreement(tiny_net(5), 5, games=3, moves=3, batch=3)
+    with pytest.raises(ValueError, match=f"2 positions: at least {CPU_BF16_MIN_ROWS}"):
+        bf16_agreement(tiny_net(5), 5, games=1, moves=2)

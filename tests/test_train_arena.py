@@ -106,8 +106,9 @@ def test_deterministic_per_seed() -> None:
 
 @pytest.mark.parametrize("kind", ["net", "uct"])
 def test_lock_step_equals_one_game_at_a_time(kind: str) -> None:
-    # In fp32: under bf16 (the default on CPUs with AMX) the numbers depend on the
-    # batch's size, since calls below 4 rows run in fp32, so moves can differ.
+    # In fp32: under bf16 (the default on CPUs with AMX or AVX512-BF16) the numbers
+    # depend on the batch's size, since calls below 4 rows run in fp32, so moves can
+    # differ.
     a = (
         Contestant.net("a", net(0), 4, precision="fp32")
         if kind == "net"
@@ -198,7 +199,7 @@ def test_contestants_carry_their_precision_to_the_evaluator() -> None:
     made = _evaluator(bf16, 0, 1)
     assert made is not None and made.precision == "bf16"
     plain = _evaluator(default, 0, 1)
-    # The CPU's default for games: bf16 where it has AMX, else fp32.
+    # The CPU's default for games: bf16 where it has AMX or AVX512-BF16, else fp32.
     import torch
 
     default = default_precision(torch.device("cpu"), inference=True)

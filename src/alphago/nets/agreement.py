@@ -2,9 +2,9 @@
 
 The network plays games against itself, each move drawn from its fp32 policy, and
 every position on the way is evaluated in both precisions: :func:`bf16_agreement`.
-``--precision auto`` picks bf16 on a device only where this was measured to stay close
-(README, "Devices and precision"); ``scripts/precision_check.py`` runs it by hand and
-``tests/test_nets_precision.py`` on a few games of the shipped net.
+README's "Devices and precision" gives what it measured for the shipped nets on the
+CPUs where ``--precision auto`` picks bf16; ``scripts/precision_check.py`` runs it by
+hand and ``tests/test_nets_precision.py`` on a few games of the shipped net.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 import goboard
 from search import Positions
 
-from .evaluator import NetEvaluator
+from .evaluator import CPU_BF16_MIN_ROWS, NetEvaluator
 from .model import PolicyValueNet
 
 __all__ = ["bf16_agreement", "self_play_positions"]
@@ -33,13 +33,13 @@ def self_play_positions(
         if not live:
             break
         seen.extend(b.copy() for b in live)
-        priors, _ = evaluator.evaluate(positions_of(live))
+        priors, _ = evaluator.evaluate(_positions_of(live))
         for board, p in zip(live, priors, strict=True):
             board.play(int(rng.choice(len(p), p=p / p.sum())))
     return seen
 
 
-def positions_of(boards: list[goboard.Board]) -> Positions:
+def _positions_of(boards: list[goboard.Board]) -> Positions:
     """The boards as the roots of a fresh pool: one position each."""
     return Positions(goboard.Pool(boards, 2), np.arange(len(boards)) * 2)
 
@@ -55,7 +55,15 @@ def bf16_agreement(
 ) -> dict[str, float]:
     """bf16 against fp32 on ``model``'s own positions: ``positions``, ``agreement``
     (top-1, over positions with a legal move), ``tv_mean``/``tv_max`` (policies'
-    total variation) and ``value_mean``/``value_max`` (absolute value difference)."""
+    total variation) and ``value_mean``/``value_max`` (absolute value difference).
+
+    The positions go to the network ``batch`` or a few more at a time.
+
+    Raises:
+        ValueError: on the CPU, ``batch`` or the number of positions below
+            ``CPU_BF16_MIN_ROWS``: the evaluator runs such calls in fp32 whatever
+            the precision, so nothing would be compared.
+    """
 
     def evaluator(precision: str) -> NetEvaluator:
         return NetEvaluator(
@@ -63,13 +71,21 @@ def bf16_agreement(
         )
 
     fp32, bf16 = evaluator("fp32"), evaluator("bf16")
+    least = CPU_BF16_MIN_ROWS if fp32.device.type == "cpu" else 1
+    if batch < least:
+        raise ValueError(f"batch must be at least {least} here, not {batch}")
     boards = self_play_positions(fp32, size, games, moves, seed)
+    if len(boards) < least:
+        raise ValueError(f"{len(boards)} positions: at least {least} are needed")
+    # Calls of ``batch`` to ``2 * batch - 1`` positions: a short last call could fall
+    # below CPU_BF16_MIN_ROWS and run in fp32 in both evaluators.
+    calls = np.array_split(np.arange(len(boards)), max(1, len(boards) // batch))
     p32: list[np.ndarray] = []
     v32: list[np.ndarray] = []
     p16: list[np.ndarray] = []
     v16: list[np.ndarray] = []
-    for start in range(0, len(boards), batch):
-        chunk = positions_of(boards[start : start + batch])
+    for rows in calls:
+        chunk = _positions_of([boards[i] for i in rows])
         for ev, priors, values in ((fp32, p32, v32), (bf16, p16, v16)):
             pr, va = ev.evaluate(chunk)
             priors.append(pr)

@@ -106,31 +106,29 @@ def supported_precisions(device: torch.device) -> tuple[str, ...]:
     return ("fp32",)
 
 
-def cpu_has_amx_bf16() -> bool:
-    """Whether this CPU multiplies bfloat16 matrices in AMX tiles and oneDNN uses
-    them (torch's own probes; False where this torch lacks them)."""
-    probe = getattr(torch.cpu, "_is_amx_tile_supported", None)
+def _onednn_bf16_with(feature: str) -> bool:
+    """torch's probe ``torch.cpu._is_<feature>_supported`` and oneDNN's bfloat16
+    kernels both say yes (False where this torch lacks either probe)."""
+    probe = getattr(torch.cpu, f"_is_{feature}_supported", None)
     try:
         return bool(probe is not None and probe()) and bool(
             torch.ops.mkldnn._is_mkldnn_bf16_supported()
         )
     except (AttributeError, RuntimeError):
         return False
+
+
+def cpu_has_amx_bf16() -> bool:
+    """Whether this CPU multiplies bfloat16 matrices in AMX tiles and oneDNN uses
+    them (torch's own probes; False where this torch lacks them)."""
+    return _onednn_bf16_with("amx_tile")
 
 
 def cpu_has_bf16_arithmetic() -> bool:
     """Whether this CPU computes in bfloat16 natively, in AMX tiles or with
     AVX512-BF16 instructions, for oneDNN's convolutions (False where this torch
     cannot tell)."""
-    if cpu_has_amx_bf16():
-        return True
-    probe = getattr(torch.cpu, "_is_avx512_bf16_supported", None)
-    try:
-        return bool(probe is not None and probe()) and bool(
-            torch.ops.mkldnn._is_mkldnn_bf16_supported()
-        )
-    except (AttributeError, RuntimeError):
-        return False
+    return cpu_has_amx_bf16() or _onednn_bf16_with("avx512_bf16")
 
 
 def default_precision(device: torch.device, inference: bool = False) -> str:
