@@ -4,29 +4,15 @@ tiny end-to-end run that resumes instead of replaying."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from scripts_helpers import load_script
 
 pytest.importorskip("torch")
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "ablation.py"
-
-
-def load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("ablation", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["ablation"] = module  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    return module
-
-
-ablation = load()
+ablation = load_script("ablation")
 TINY = [
     "--size", "5", "--blocks", "1", "--filters", "8", "--games", "4",
     "--simulations", "8", "--updates", "2", "--eval-games", "2",

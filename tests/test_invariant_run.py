@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
-import goboard
+from scripts_helpers import load_script
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "invariant_run.py"
+import goboard
 
 
 def test_one_round_covers_every_size_and_rule_set(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("invariant_run", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("invariant_run")
     out = tmp_path / "summary.json"
     assert module.main(["--moves", "1", "--seed", "3", "--out", str(out)]) == 0
     summary = json.loads(out.read_text())

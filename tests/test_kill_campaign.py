@@ -8,17 +8,15 @@ tests of what the checker accepts and refuses.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
-import sys
 import warnings
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from records_helpers import random_record
+from scripts_helpers import load_script
 
 torch = pytest.importorskip("torch")
 
@@ -30,19 +28,7 @@ from alphago.nets.weights import save_weights  # noqa: E402
 from alphago.sgf import save_sgf  # noqa: E402
 from alphago.train.checkpoint import save_checkpoint  # noqa: E402
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "kill_campaign.py"
-
-
-def _load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("kill_campaign", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-kc = _load_script()
+kc = load_script("kill_campaign")
 
 
 def _truncate(path: Path) -> None:

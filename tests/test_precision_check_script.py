@@ -3,12 +3,10 @@ network's own games."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from scripts_helpers import load_script
 
 pytest.importorskip("torch")
 
@@ -17,19 +15,7 @@ from nets_helpers import tiny_net  # noqa: E402
 from alphago.nets.agreement import bf16_agreement  # noqa: E402
 from alphago.nets.weights import save_weights  # noqa: E402
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "precision_check.py"
-
-
-def load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("precision_check", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["precision_check"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-precision_check = load()
+precision_check = load_script("precision_check")
 
 
 def test_agreement_counts_every_position_and_finds_bf16_close() -> None:

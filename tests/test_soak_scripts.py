@@ -5,34 +5,19 @@ series, stale analysis output, malformed or illegal report lines)."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from scripts_helpers import SCRIPTS, load_script
 
 import goboard
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-
-
-def _load(name: str) -> ModuleType:
-    if str(SCRIPTS) not in sys.path:
-        sys.path.insert(0, str(SCRIPTS))  # soak_gtp imports its sibling
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-selfplay = _load("soak_selfplay")
-gtp = _load("soak_gtp")
+selfplay = load_script("soak_selfplay")
+gtp = load_script("soak_gtp")
 
 LIMITS = {"max_rss_growth_mb": 64.0, "max_rss_slope": 1.0, "max_fd_growth": 2}
 
