@@ -435,14 +435,15 @@ def test_the_shipped_19x19_network_opens_in_the_corners() -> None:
     path = shipped_weights(19)
     assert path is not None and path.stat().st_size < 5_000_000
     net = load_weights(path)
-    assert net.config.board_size == 19 and net.config.input_planes == "agz17"
+    kind = net.config.input_planes  # the shipped nets read agz17 or alphago49
+    assert net.config.board_size == 19 and kind in ("agz17", "alphago49")
     board = goboard.Board(19, 7.5, "chinese")
     corner_lines = {2, 3, 15, 16}  # the third and fourth lines from either edge
     for move in (None, "Q16"):
         if move is not None:
             board.play_gtp(move)
         with torch.inference_mode():
-            logits, _, _ = net(torch.from_numpy(board.features("agz17"))[None])
+            logits, _, _ = net(torch.from_numpy(board.features(kind))[None])
         top = torch.topk(logits[0, :361], 4).indices.tolist()
         assert all(p // 19 in corner_lines and p % 19 in corner_lines for p in top)
     assert isinstance(make_player(_engine_args("--size", "19")), SearchPlayer)
