@@ -64,24 +64,26 @@ def zobrist_keys(size):
     return keys
 
 
-cdef int _keyset_add(cb.gb_keyset *keys, uint64_t key) except -1:
-    """Insert a key into a Python-owned key set, doubling its slots when half full."""
+cdef int _keyset_add(cb.gb_keyset *keys, uint64_t key, int stones) except -1:
+    """Insert the key of a position with ``stones`` stones into a Python-owned key set,
+    doubling its slots when half full."""
     cdef int32_t capacity = keys.mask + 1, i
     cdef uint64_t *old = keys.slots
     cdef uint64_t *grown
     cdef bint has_zero = keys.has_zero
+    cdef int most = keys.most_stones
     if 2 * (keys.count + 1) > capacity:
         grown = <uint64_t *>PyMem_Malloc(2 * capacity * sizeof(uint64_t))
         if grown == NULL:
             raise MemoryError()
         cb.gb_keyset_init(keys, grown, 2 * capacity)
         if has_zero:
-            cb.gb_keyset_insert(keys, 0)
+            cb.gb_keyset_insert(keys, 0, most)
         for i in range(capacity):
             if old[i] != 0:
-                cb.gb_keyset_insert(keys, old[i])
+                cb.gb_keyset_insert(keys, old[i], most)
         PyMem_Free(old)
-    cb.gb_keyset_insert(keys, key)
+    cb.gb_keyset_insert(keys, key, stones)
     return 0
 
 
@@ -160,7 +162,8 @@ cdef class Board:
 
     cdef int _record(self) except -1:
         """Add the current position's superko key to the record."""
-        return _keyset_add(&self.seen, cb.gb_board_superko_key(&self.b, self.crules.ko))
+        return _keyset_add(&self.seen, cb.gb_board_superko_key(&self.b, self.crules.ko),
+                           cb.gb_board_stone_count(&self.b))
 
     @classmethod
     def from_stones(cls, stones, to_play=1, komi=7.5, rules="tromp-taylor"):
@@ -713,10 +716,10 @@ def perft(board, depth):
     cdef uint64_t leaves
     cb.gb_keyset_init(&keys, slots, capacity)
     if start.seen.has_zero:
-        cb.gb_keyset_insert(&keys, 0)
+        cb.gb_keyset_insert(&keys, 0, start.seen.most_stones)
     for i in range(start.seen.mask + 1):
         if start.seen.slots[i] != 0:
-            cb.gb_keyset_insert(&keys, start.seen.slots[i])
+            cb.gb_keyset_insert(&keys, start.seen.slots[i], start.seen.most_stones)
     try:
         with nogil:
             leaves = cb.gb_perft(&start.b, &start.crules, &keys, <int>d)
@@ -1062,7 +1065,7 @@ cdef class Pool:
         cb.gb_pool_stone_history(&self.p, s, &board.past)
         _keyset_copy(&board.seen, &self.p.record[g])
         while s >= 0:
-            _keyset_add(&board.seen, self.p.key[s])
+            _keyset_add(&board.seen, self.p.key[s], cb.gb_board_stone_count(&self.p.boards[s]))
             s = self.p.parent[s]
         return board
 
@@ -1080,7 +1083,8 @@ cdef class Pool:
         # The positions between the roots join the game's superko record.
         cdef int64_t s = root
         while s >= 0 and s != base:
-            _keyset_add(&self.p.record[game], self.p.key[s])
+            _keyset_add(&self.p.record[game], self.p.key[s],
+                        cb.gb_board_stone_count(&self.p.boards[s]))
             s = self.p.parent[s]
         if s != base:
             raise ValueError(f"slot {root} does not descend from game {game}'s root")

@@ -303,6 +303,23 @@ move_legality_key(const gb_board *b, gb_loc v, const gb_rules *rules, bool want_
     return GB_OK;
 }
 
+/* For a point with an empty neighbour (so no suicide): true if the move captures
+ * nothing. False means "ask move_legality_key", which handles captures. */
+static inline bool
+quiet_move(const gb_board *b, gb_loc v)
+{
+    /* Colour and liberties packed into one compare: a branch on the colour alone is a
+     * coin flip, and gcc splits `&&` into two branches. Every loc has a head entry. */
+    const uint32_t capture = (uint32_t)(uint8_t)-b->to_play << 16 | 1;
+    for (int d = 0; d < 4; d++) {
+        gb_loc nb = (gb_loc)(v + b->adj[d]);
+        if (((uint32_t)(uint8_t)b->color[nb] << 16 | (uint16_t)b->libs[b->head[nb]]) ==
+            capture)
+            return false;
+    }
+    return true;
+}
+
 /* Legality of the empty, on-board, non-ko point v for the side to move. */
 static int
 empty_point_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
@@ -310,8 +327,11 @@ empty_point_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
 {
     bool superko = rules->ko != GB_KO_SIMPLE && history != NULL;
     /* Fast path: with an empty neighbour the move is no suicide, and under simple ko
-     * nothing else can forbid it. */
-    if (b->nempty[v] > 0 && !superko)
+     * nothing else can forbid it; nor can superko a quiet move while no earlier
+     * position had more stones (gb_board_legal_points). */
+    if (b->nempty[v] > 0 &&
+        (!superko ||
+         (gb_board_stone_count(b) >= history->most_stones && quiet_move(b, v))))
         return GB_OK;
     uint64_t key = 0;
     int rc = move_legality_key(b, v, rules, superko, &key);
@@ -337,26 +357,6 @@ gb_board_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
     return empty_point_legality(b, v, rules, history);
 }
 
-/* For a point with an empty neighbour (so no suicide): true if the move captures
- * nothing, and then *key is the superko key of the position after it. False means "ask
- * move_legality_key", which handles captures. */
-static inline bool
-quiet_move_key(const gb_board *b, gb_loc v, const gb_rules *rules, uint64_t *key)
-{
-    gb_color c = b->to_play;
-    /* Colour and liberties packed into one compare: a branch on the colour alone is a
-     * coin flip, and gcc splits `&&` into two branches. Every loc has a head entry. */
-    const uint32_t capture = (uint32_t)(uint8_t)-c << 16 | 1;
-    for (int d = 0; d < 4; d++) {
-        gb_loc nb = (gb_loc)(v + b->adj[d]);
-        if (((uint32_t)(uint8_t)b->color[nb] << 16 | (uint16_t)b->libs[b->head[nb]]) ==
-            capture)
-            return false;
-    }
-    *key = superko_key(b->hash ^ gb_zobrist_stone(c, v), (gb_color)-c, rules->ko);
-    return true;
-}
-
 int
 gb_board_legal_points(const gb_board *b, const gb_rules *rules, const gb_keyset *history,
                       int16_t *out)
@@ -380,44 +380,106 @@ gb_board_legal_points(const gb_board *b, const gb_rules *rules, const gb_keyset 
         out[count++] = (int16_t)(n * n);
         return count;
     }
-    /* Superko: every move that is no suicide is one lookup of the key after it. The
-     * keys are computed and their slots prefetched first, so the lookups (a cold slot
-     * array per board in a batch) wait for memory together rather than one by one;
-     * most points are quiet moves, whose key needs no string walk. */
+    /* Superko: a quiet move (one stone more, no capture) can repeat a position only if
+     * some earlier position had more stones than this one, which only a capture since
+     * then allows: most of the time no quiet move needs a lookup. */
+    const bool quiet_is_new = gb_board_stone_count(b) >= history->most_stones;
+    /* Every other move that is no suicide is one lookup of the key after it. The keys
+     * are computed and their slots prefetched first, so the lookups (a cold slot array
+     * per board in a batch) wait for memory together rather than one by one; most
+     * points are quiet moves, whose key needs no string walk. */
     uint64_t keys[GB_MAX_POINTS];
     int16_t points[GB_MAX_POINTS];
+    bool lookup[GB_MAX_POINTS];
     int m = 0;
+    const gb_color c = b->to_play;
     for (int row = 0, p = 0; row < n; row++) {
         for (int col = 0; col < n; col++, p++) {
             gb_loc v = (gb_loc)((row + 1) * stride + col + 1);
             if (b->color[v] != GB_EMPTY || v == b->ko_loc)
                 continue;
-            bool ok = (b->nempty[v] > 0 && quiet_move_key(b, v, rules, &keys[m])) ||
-                      move_legality_key(b, v, rules, true, &keys[m]) == GB_OK;
+            bool ok = true;
+            if (b->nempty[v] > 0 && quiet_move(b, v)) {
+                keys[m] = superko_key(b->hash ^ gb_zobrist_stone(c, v), (gb_color)-c,
+                                      rules->ko);
+                lookup[m] = !quiet_is_new;
+            } else {
+                ok = move_legality_key(b, v, rules, true, &keys[m]) == GB_OK;
+                lookup[m] = true;
+            }
             if (!ok)
                 continue;
             points[m] = (int16_t)p;
-            gb_keyset_prefetch(history, keys[m]);
+            if (lookup[m])
+                gb_keyset_prefetch(history, keys[m]);
             m++;
         }
     }
     for (int i = 0; i < m; i++) {
-        if (!gb_keyset_contains(history, keys[i]))
+        if (!lookup[i] || !gb_keyset_contains(history, keys[i]))
             out[count++] = points[i];
     }
     out[count++] = (int16_t)(n * n);
     return count;
 }
 
+/* The mask needs no order, so unlike gb_board_legal_points it decides the common case
+ * without a branch: a point is surely legal when it is empty, not the ko point, has an
+ * empty neighbour and (with superko) is a quiet move that cannot repeat a position.
+ * Whether a point holds a stone is a coin flip to the branch predictor, and the
+ * features of a batch of boards ask for a mask per board. Only the rest branch. */
 void
 gb_board_legal_mask(const gb_board *b, const gb_rules *rules, const gb_keyset *history,
                     uint8_t *out)
 {
-    int16_t points[GB_MAX_POINTS + 1];
-    memset(out, 0, (size_t)(b->size * b->size + 1));
-    int count = gb_board_legal_points(b, rules, history, points);
-    for (int i = 0; i < count; i++)
-        out[points[i]] = 1;
+    const int n = b->size, stride = b->stride;
+    if (gb_board_is_over(b)) {
+        memset(out, 0, (size_t)(n * n + 1));
+        return;
+    }
+    const bool superko = rules->ko != GB_KO_SIMPLE && history != NULL;
+    /* Under simple ko a capture next to v does not matter: an empty neighbour is a
+     * liberty. Under superko only a quiet move (see gb_board_legal_points) is sure. */
+    const int most = superko ? history->most_stones : 0;
+    const bool quiet_is_new = gb_board_stone_count(b) >= most;
+    /* Colour and liberties of an opponent string in atari (never matched under simple
+     * ko), packed as in quiet_move. */
+    const uint32_t capture =
+        superko ? (uint32_t)(uint8_t)-b->to_play << 16 | 1 : UINT32_MAX;
+    uint64_t keys[GB_MAX_POINTS];
+    int16_t points[GB_MAX_POINTS];
+    int m = 0; /* points waiting for a superko lookup */
+    for (int row = 0, p = 0; row < n; row++) {
+        for (int col = 0; col < n; col++, p++) {
+            gb_loc v = (gb_loc)((row + 1) * stride + col + 1);
+            bool captures = false;
+            for (int d = 0; d < 4; d++) {
+                gb_loc nb = (gb_loc)(v + b->adj[d]);
+                captures |= ((uint32_t)(uint8_t)b->color[nb] << 16 |
+                             (uint16_t)b->libs[b->head[nb]]) == capture;
+            }
+            bool open = (b->color[v] == GB_EMPTY) & (v != b->ko_loc);
+            bool sure = open & (b->nempty[v] > 0) & !captures & quiet_is_new;
+            out[p] = sure;
+            if (!open | sure)
+                continue;
+            /* A quiet move on a board with a capture to undo, a capture, or a point
+             * without an empty neighbour (suicide is possible). */
+            int rc = move_legality_key(b, v, rules, superko, &keys[m]);
+            if (rc != GB_OK)
+                continue;
+            if (!superko) {
+                out[p] = 1;
+                continue;
+            }
+            points[m] = (int16_t)p;
+            gb_keyset_prefetch(history, keys[m]);
+            m++;
+        }
+    }
+    for (int i = 0; i < m; i++)
+        out[points[i]] = !gb_keyset_contains(history, keys[i]);
+    out[n * n] = 1;
 }
 
 /* Owner of the empty region around v (+1 black, -1 white, 0 neutral), found by flood

@@ -58,6 +58,13 @@ gb_board_point(const gb_board *b, gb_loc loc)
     return (loc / b->stride - 1) * b->size + loc % b->stride - 1;
 }
 
+/* Stones on the board, both colours. */
+static inline int
+gb_board_stone_count(const gb_board *b)
+{
+    return b->size * b->size - b->num_empty;
+}
+
 static inline bool
 gb_board_is_over(const gb_board *b)
 {

@@ -47,12 +47,13 @@ cdef extern from "keyset.h" nogil:
         int32_t mask
         int32_t count
         bint has_zero
+        int16_t most_stones
         const uint64_t *extra
         int32_t n_extra
 
     void gb_keyset_init(gb_keyset *set, uint64_t *slots, int32_t capacity)
     bint gb_keyset_contains(const gb_keyset *set, uint64_t key)
-    bint gb_keyset_insert(gb_keyset *set, uint64_t key)
+    bint gb_keyset_insert(gb_keyset *set, uint64_t key, int stones)
     void gb_keyset_remove_last(gb_keyset *set, uint64_t key)
 
 
@@ -81,6 +82,7 @@ cdef extern from "board.h" nogil:
     gb_loc gb_board_loc(const gb_board *b, int point)
     int gb_board_point(const gb_board *b, gb_loc loc)
     bint gb_board_is_over(const gb_board *b)
+    int gb_board_stone_count(const gb_board *b)
 
     int gb_board_init(gb_board *b, int size)
     int gb_board_setup(gb_board *b, const int8_t *stones, gb_color to_play)

@@ -11,6 +11,7 @@ gb_keyset_init(gb_keyset *set, uint64_t *slots, int32_t capacity)
     set->mask = capacity - 1;
     set->count = 0;
     set->has_zero = false;
+    set->most_stones = 0;
     set->extra = NULL;
     set->n_extra = 0;
 }
@@ -22,8 +23,10 @@ home(const gb_keyset *set, uint64_t key)
 }
 
 bool
-gb_keyset_insert(gb_keyset *set, uint64_t key)
+gb_keyset_insert(gb_keyset *set, uint64_t key, int stones)
 {
+    if (stones > set->most_stones)
+        set->most_stones = (int16_t)stones;
     if (key == 0) {
         if (set->has_zero)
             return false;

@@ -11,13 +11,18 @@ typedef struct gb_keyset {
     int32_t mask;    /* capacity - 1 */
     int32_t count;   /* keys held in slots, key 0 included; keep count <= capacity / 2 */
     bool has_zero;   /* key 0 (the empty board's hash) cannot live in a slot */
+    /* No position whose key is held (slots or extra) had more stones than this, so a
+     * move to a position with more stones repeats none of them: legal-move generation
+     * skips the lookups of quiet moves while the game has no capture to undo. */
+    int16_t most_stones;
     /* A few more keys searched linearly, not owned: a search path on top of a game's
      * record shares the record's slots without copying them. */
     const uint64_t *extra;
     int32_t n_extra;
 } gb_keyset;
 
-/* Empties the set over slots[0..capacity) (capacity a power of two >= 2), no extras. */
+/* Empties the set over slots[0..capacity) (capacity a power of two >= 2), no extras,
+ * most_stones 0. */
 void gb_keyset_init(gb_keyset *set, uint64_t *slots, int32_t capacity);
 
 /* Inline: legal-move generation asks once per empty point. Zobrist keys are uniformly
@@ -62,11 +67,13 @@ gb_keyset_prefetch(const gb_keyset *set, uint64_t key)
 #endif
 }
 
-/* Adds key; returns false if it was already there. Precondition: count < capacity / 2. */
-bool gb_keyset_insert(gb_keyset *set, uint64_t key);
+/* Adds key, the key of a position with `stones` stones (most_stones rises to it);
+ * returns false if the key was already there. Precondition: count < capacity / 2. */
+bool gb_keyset_insert(gb_keyset *set, uint64_t key, int stones);
 
 /* Removes key, which the most recent successful insert added (LIFO order only: with
- * linear probing, only a key inserted later could have probed past its slot). */
+ * linear probing, only a key inserted later could have probed past its slot).
+ * most_stones stays: a bound that is too high only costs lookups. */
 void gb_keyset_remove_last(gb_keyset *set, uint64_t key);
 
 #endif /* GB_KEYSET_H */

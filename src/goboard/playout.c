@@ -164,7 +164,7 @@ gb_perft(const gb_board *b, const gb_rules *rules, gb_keyset *history, int depth
         memcpy(&child, b, sizeof child);
         gb_board_play_unchecked(&child, candidates[i]);
         uint64_t key = gb_board_superko_key(&child, rules->ko);
-        bool added = gb_keyset_insert(history, key);
+        bool added = gb_keyset_insert(history, key, gb_board_stone_count(&child));
         leaves += gb_perft(&child, rules, history, depth - 1);
         if (added)
             gb_keyset_remove_last(history, key);

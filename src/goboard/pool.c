@@ -11,8 +11,12 @@ gb_pool_history(const gb_pool *p, int64_t slot, uint64_t *path)
 {
     gb_keyset h = p->record[gb_pool_game(p, slot)];
     int32_t n = 0;
-    for (int64_t s = slot; s >= 0; s = p->parent[s])
+    for (int64_t s = slot; s >= 0; s = p->parent[s]) {
         path[n++] = p->key[s];
+        int stones = gb_board_stone_count(&p->boards[s]);
+        if (stones > h.most_stones)
+            h.most_stones = (int16_t)stones;
+    }
     h.extra = path;
     h.n_extra = n;
     return h;
