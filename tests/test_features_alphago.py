@@ -228,11 +228,22 @@ def superko_position(size: int, seed: int) -> tuple[goboard.Board, int]:
     raise AssertionError("no superko position found")
 
 
-def test_superko_forbidden_points_have_no_move_planes() -> None:
-    board, point = superko_position(4, 5)
+def quiet_superko_position() -> tuple[goboard.Board, int]:
+    """2x2: point 1 is a quiet move (no capture, one stone more) that would bring back
+    the position after the fourth move, which only a capture since then allows."""
+    board = goboard.Board(2)
+    for move in (1, 2, 3, 0, 3, 1, 3, 2):
+        board.play(move)
+    return board, 1
+
+
+@pytest.mark.parametrize("quiet", [False, True], ids=["random-game", "quiet-move"])
+def test_superko_forbidden_points_have_no_move_planes(quiet: bool) -> None:
+    board, point = quiet_superko_position() if quiet else superko_position(4, 5)
+    size = board.size
     assert not board.is_legal(point)
     f = planes(board)
-    row, col = divmod(point, 4)
+    row, col = divmod(point, size)
     assert f[EMPTY, row, col] == 1 and f[MOVE_PLANES, row, col].sum() == 0
     # Without the record the same point is a move like any other.
     fresh = goboard.Board.from_stones(board.stones(), to_play=board.to_play)

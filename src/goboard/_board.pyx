@@ -534,35 +534,37 @@ def features_batch(boards, kind="agz17", out=None, dtype=None):
     cdef int fs = _feature_set(kind)
     cdef int64_t n = len(batch), i
     cdef int size = (<Board>batch[0]).b.size
-    cdef int64_t width = size * size + 1
     cdef Board board
     out = _planes_out(out, (n, cb.gb_features_count(fs), size, size), dtype)
     cdef const cb.gb_board **bp = <const cb.gb_board **>PyMem_Malloc(
         n * sizeof(cb.gb_board *))
     cdef const cb.gb_stone_history **hp = <const cb.gb_stone_history **>PyMem_Malloc(
         n * sizeof(cb.gb_stone_history *))
-    cdef uint8_t *masks = NULL
+    # Move planes need each board's legal moves under its own rules; the writer finds
+    # them board by board, from the rules and the superko keys.
+    cdef const cb.gb_rules **rp = <const cb.gb_rules **>PyMem_Malloc(
+        n * sizeof(cb.gb_rules *))
+    cdef const cb.gb_keyset **kp = <const cb.gb_keyset **>PyMem_Malloc(
+        n * sizeof(cb.gb_keyset *))
+    cdef cb.gb_legal_source legal
     try:
-        if bp == NULL or hp == NULL:
+        if bp == NULL or hp == NULL or rp == NULL or kp == NULL:
             raise MemoryError()
         for i in range(n):
-            bp[i] = &(<Board>batch[i]).b
-            hp[i] = &(<Board>batch[i]).past
-        if cb.gb_features_need_moves(fs):
-            # Move planes need each board's legal moves under its own rules.
-            masks = <uint8_t *>PyMem_Malloc(n * width)
-            if masks == NULL:
-                raise MemoryError()
-            for i in range(n):
-                board = batch[i]
-                with nogil:
-                    cb.gb_board_legal_mask(&board.b, &board.crules, &board.seen,
-                                           &masks[i * width])
-        _write_planes(bp, hp, masks, n, fs, out)
+            board = batch[i]
+            bp[i] = &board.b
+            hp[i] = &board.past
+            rp[i] = &board.crules
+            kp[i] = &board.seen
+        legal.mask = NULL
+        legal.rules = rp
+        legal.keys = kp
+        _write_planes(bp, hp, &legal, n, fs, out)
     finally:
         PyMem_Free(bp)
         PyMem_Free(hp)
-        PyMem_Free(masks)
+        PyMem_Free(rp)
+        PyMem_Free(kp)
     return out
 
 
@@ -578,41 +580,34 @@ def _planes_out(out, shape, dtype):
 
 
 cdef int _write_planes(const cb.gb_board **bp, const cb.gb_stone_history **hp,
-                       const uint8_t *masks, int64_t n, int fs, out) except -1:
+                       const cb.gb_legal_source *legal, int64_t n, int fs,
+                       out) except -1:
     """Fill the checked C-contiguous ``out`` (float32 or uint8) without the GIL.
 
-    ``masks`` holds the n legal masks (N*N + 1 bytes each) the move planes need; it
-    may be NULL for the other kinds.
+    ``legal`` says where the move planes find each board's legal moves; the other
+    kinds ignore it.
     """
     cdef float[::1] f32
     cdef uint8_t[::1] u8
     cdef int64_t stride_c = out.shape[2] * out.shape[3]
     cdef int64_t stride_b = out.shape[1] * stride_c
-    cdef int64_t width = stride_c + 1, i
-    cdef const uint8_t **lp = NULL
     cdef cb.gb_board *scratch = NULL
     if cb.gb_features_need_moves(fs):
-        lp = <const uint8_t **>PyMem_Malloc(n * sizeof(uint8_t *))
         scratch = <cb.gb_board *>PyMem_Malloc(cb.GB_LADDER_DEPTH * sizeof(cb.gb_board))
-        if lp == NULL or scratch == NULL:
-            PyMem_Free(lp)
-            PyMem_Free(scratch)
+        if scratch == NULL:
             raise MemoryError()
-        for i in range(n):
-            lp[i] = &masks[i * width]
     try:
         if out.dtype == np.float32:
             f32 = out.reshape(-1)
             with nogil:
-                cb.gb_features_write_f32(bp, hp, lp, n, fs, scratch, &f32[0], stride_b,
-                                         stride_c)
+                cb.gb_features_write_f32(bp, hp, legal, n, fs, scratch, &f32[0],
+                                         stride_b, stride_c)
         else:
             u8 = out.reshape(-1)
             with nogil:
-                cb.gb_features_write_u8(bp, hp, lp, n, fs, scratch, &u8[0], stride_b,
+                cb.gb_features_write_u8(bp, hp, legal, n, fs, scratch, &u8[0], stride_b,
                                         stride_c)
     finally:
-        PyMem_Free(lp)
         PyMem_Free(scratch)
     return 0
 
@@ -972,11 +967,15 @@ cdef class Pool:
             <const cb.gb_stone_history **>PyMem_Malloc(
                 n * sizeof(cb.gb_stone_history *)))
         cdef uint8_t *masks = NULL
+        cdef const uint8_t **lp = NULL
+        cdef cb.gb_legal_source legal
         cdef bint moves = cb.gb_features_need_moves(fs)
         try:
             if moves:
                 masks = <uint8_t *>PyMem_Malloc(n * width)
-            if hist == NULL or bp == NULL or hp == NULL or (moves and masks == NULL):
+                lp = <const uint8_t **>PyMem_Malloc(n * sizeof(uint8_t *))
+            if hist == NULL or bp == NULL or hp == NULL or (
+                    moves and (masks == NULL or lp == NULL)):
                 raise MemoryError()
             with nogil:
                 for i in range(n):
@@ -985,12 +984,18 @@ cdef class Pool:
                     hp[i] = &hist[i]
                 if moves:  # legality with superko along each slot's path
                     cb.gb_pool_legal_masks(&self.p, &sv[0], n, masks, self.path)
-            _write_planes(bp, hp, masks, n, fs, out)
+                    for i in range(n):
+                        lp[i] = &masks[i * width]
+            legal.mask = lp
+            legal.rules = NULL
+            legal.keys = NULL
+            _write_planes(bp, hp, &legal, n, fs, out)
         finally:
             PyMem_Free(hist)
             PyMem_Free(bp)
             PyMem_Free(hp)
             PyMem_Free(masks)
+            PyMem_Free(lp)
         return out
 
     def to_play(self, slots):

@@ -151,14 +151,19 @@ cdef extern from "planes.h" nogil:
     const gb_plane_info *gb_features_plane(int set, int i)
     void gb_history_reset(gb_stone_history *h, const gb_board *b)
     void gb_history_push(gb_stone_history *h, const gb_board *b)
+    ctypedef struct gb_legal_source:
+        const uint8_t *const *mask
+        const gb_rules *const *rules
+        const gb_keyset *const *keys
+
     int gb_features_write_f32(const gb_board *const *boards,
                               const gb_stone_history *const *histories,
-                              const uint8_t *const *legal, int64_t n, int set,
+                              const gb_legal_source *legal, int64_t n, int set,
                               gb_board *scratch, float *out, int64_t stride_b,
                               int64_t stride_c)
     int gb_features_write_u8(const gb_board *const *boards,
                              const gb_stone_history *const *histories,
-                             const uint8_t *const *legal, int64_t n, int set,
+                             const gb_legal_source *legal, int64_t n, int set,
                              gb_board *scratch, uint8_t *out, int64_t stride_b,
                              int64_t stride_c)
 

@@ -1,6 +1,7 @@
 /* planes.c: stone history and plane writers (see planes.h for the plane sets). */
 #include "planes.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "playout.h"
@@ -401,6 +402,18 @@ alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
             put(out, elem, P_EMPTY, p);
             if (!legal[p])
                 continue;
+            /* No stone next to v (half the empty points of a middle game): the move
+             * captures nothing, keeps every neighbour as a liberty, fills no eye and
+             * starts no ladder. */
+            int edges = (row == 0) + (row == n - 1) + (col == 0) + (col == n - 1);
+            if (b->nempty[v] + edges == 4) {
+                put(out, elem, P_CAPTURE, p);
+                if (b->nempty[v] == 1)
+                    put(out, elem, P_SELF_ATARI, p);
+                put(out, elem, P_LIBS_AFTER + b->nempty[v] - 1, p);
+                put(out, elem, P_SENSIBLE, p);
+                continue;
+            }
             gb_loc heads[4];
             outcome o = move_outcome(a, v, heads);
             put(out, elem, P_CAPTURE + cap(o.captured, 7), p);
@@ -441,16 +454,44 @@ alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
     }
 }
 
+/* Starts loading what the planes of b read: the planes of the board before, written
+ * meanwhile, evicted it (a batch's output is many times the cache), and the analysis
+ * reads it in an order no hardware prefetcher follows. */
+static void
+prefetch_board(const gb_board *b, const gb_stone_history *h)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    /* Every field before the empty list: colours, strings, counts. */
+    const char *p = (const char *)b;
+    for (size_t off = 0; off < offsetof(gb_board, empty); off += 64)
+        __builtin_prefetch(p + off);
+    __builtin_prefetch(&b->nempty[0]);
+    for (size_t off = 64; off < sizeof b->nempty; off += 64)
+        __builtin_prefetch((const char *)b->nempty + off);
+    for (int k = 0; k < h->count; k++) {
+        const char *then = (const char *)h->color[(h->latest - k) & (GB_HISTORY - 1)];
+        for (size_t off = 0; off < sizeof h->color[0]; off += 64)
+            __builtin_prefetch(then + off);
+    }
+#else
+    (void)b;
+    (void)h;
+#endif
+}
+
 static void
 write_alphago(const gb_board *const *boards, const gb_stone_history *const *histories,
-              const uint8_t *const *legal, int64_t count, int set, gb_board *scratch,
+              const gb_legal_source *legal, int64_t count, int set, gb_board *scratch,
               char *out, int64_t stride_b, int64_t stride_c,
               const struct plane_kernels *kern)
 {
     const int64_t plane_bytes = stride_c * (int64_t)kern->elem;
     const int planes = gb_features_count(set);
     analysis a;
+    uint8_t own_mask[GB_MAX_POINTS + 1];
     for (int64_t i = 0; i < count; i++) {
+        if (i + 1 < count)
+            prefetch_board(boards[i + 1], histories[i + 1]);
         const int points = boards[i]->size * boards[i]->size;
         plane_out o = {out + i * stride_b * (int64_t)kern->elem, stride_c};
         /* Planes back to back (the usual layout) are zeroed by one call: per-plane calls
@@ -463,16 +504,19 @@ write_alphago(const gb_board *const *boards, const gb_stone_history *const *hist
                 kern->fill(o.base + k * plane_bytes, points, ones);
         }
         a.b = boards[i];
+        const uint8_t *mask = legal->mask != NULL ? legal->mask[i] : own_mask;
+        if (legal->mask == NULL)
+            gb_board_legal_mask(boards[i], legal->rules[i], legal->keys[i], own_mask);
         if (kern->elem == sizeof(float))
-            alphago_planes(&a, histories[i], legal[i], scratch, &o, sizeof(float));
+            alphago_planes(&a, histories[i], mask, scratch, &o, sizeof(float));
         else
-            alphago_planes(&a, histories[i], legal[i], scratch, &o, 1);
+            alphago_planes(&a, histories[i], mask, scratch, &o, 1);
     }
 }
 
 static int
 write_planes(const gb_board *const *boards, const gb_stone_history *const *histories,
-             const uint8_t *const *legal, int64_t count, int set, gb_board *scratch,
+             const gb_legal_source *legal, int64_t count, int set, gb_board *scratch,
              char *out, int64_t stride_b, int64_t stride_c,
              const struct plane_kernels *kern)
 {
@@ -512,7 +556,7 @@ write_planes(const gb_board *const *boards, const gb_stone_history *const *histo
 int
 gb_features_write_f32(const gb_board *const *boards,
                       const gb_stone_history *const *histories,
-                      const uint8_t *const *legal, int64_t count, int set,
+                      const gb_legal_source *legal, int64_t count, int set,
                       gb_board *scratch, float *out, int64_t stride_b, int64_t stride_c)
 {
     return write_planes(boards, histories, legal, count, set, scratch, (char *)out,
@@ -522,7 +566,7 @@ gb_features_write_f32(const gb_board *const *boards,
 int
 gb_features_write_u8(const gb_board *const *boards,
                      const gb_stone_history *const *histories,
-                     const uint8_t *const *legal, int64_t count, int set,
+                     const gb_legal_source *legal, int64_t count, int set,
                      gb_board *scratch, uint8_t *out, int64_t stride_b, int64_t stride_c)
 {
     return write_planes(boards, histories, legal, count, set, scratch, (char *)out,

@@ -31,7 +31,7 @@
  *   46     legal moves that do not fill a true eye of the mover (gb_board_is_true_eye)
  *   47     zeros
  *   48     (alphago49) ones if black is to move
- * Legality is the caller's legal mask (the game's ko and superko rules).
+ * Legality follows the game's ko and superko rules (gb_legal_source).
  */
 #ifndef GB_PLANES_H
 #define GB_PLANES_H
@@ -87,19 +87,29 @@ void gb_history_reset(gb_stone_history *h, const gb_board *b);
 /* Appends b's position (call after every move, passes included). */
 void gb_history_push(gb_stone_history *h, const gb_board *b);
 
+/* Where the alphago sets learn each board's legal moves (the game's ko and superko
+ * rules): masks the caller computed (mask[i]: N * N + 1 bytes, pass last), or, with
+ * mask NULL, board i's rules[i] and superko keys[i], from which the writer computes
+ * the mask just before the board's planes, while the board is in cache. */
+typedef struct gb_legal_source {
+    const uint8_t *const *mask;
+    const gb_rules *const *rules;
+    const gb_keyset *const *keys;
+} gb_legal_source;
+
 /* Writes the planes of `set` for `count` boards: board i's plane c at out + i * stride_b +
- * c * stride_c, N * N contiguous values (row-major). For the alphago sets, legal[i] is
- * board i's legal mask (N * N + 1 bytes, pass last) and scratch has room for
- * GB_LADDER_DEPTH boards; other sets ignore both (NULL is fine). Returns GB_OK, or
- * GB_ERR_SIZE for an unknown set. Writes only out and scratch: safe without the GIL. */
+ * c * stride_c, N * N contiguous values (row-major). For the alphago sets, `legal` says
+ * where the legal moves come from and scratch has room for GB_LADDER_DEPTH boards;
+ * other sets ignore both (NULL is fine). Returns GB_OK, or GB_ERR_SIZE for an unknown
+ * set. Writes only out and scratch: safe without the GIL. */
 int gb_features_write_f32(const gb_board *const *boards,
                           const gb_stone_history *const *histories,
-                          const uint8_t *const *legal, int64_t count, int set,
+                          const gb_legal_source *legal, int64_t count, int set,
                           gb_board *scratch, float *out, int64_t stride_b,
                           int64_t stride_c);
 int gb_features_write_u8(const gb_board *const *boards,
                          const gb_stone_history *const *histories,
-                         const uint8_t *const *legal, int64_t count, int set,
+                         const gb_legal_source *legal, int64_t count, int set,
                          gb_board *scratch, uint8_t *out, int64_t stride_b,
                          int64_t stride_c);
 
