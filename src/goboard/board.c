@@ -423,6 +423,23 @@ gb_board_legal_points(const gb_board *b, const gb_rules *rules, const gb_keyset 
     return count;
 }
 
+/* The one liberty of the string at head h, which is in atari. */
+static gb_loc
+atari_liberty(const gb_board *b, gb_loc h)
+{
+    gb_loc s = h;
+    do {
+        for (int d = 0; d < 4; d++) {
+            gb_loc e = (gb_loc)(s + b->adj[d]);
+            if (b->color[e] == GB_EMPTY)
+                return e;
+        }
+        s = b->next[s];
+    } while (s != h);
+    assert(false); /* a string in atari has a liberty */
+    return GB_NULL_LOC;
+}
+
 /* The mask needs no order, so unlike gb_board_legal_points it decides the common case
  * without a branch: a point is surely legal when it is empty, not the ko point, has an
  * empty neighbour and (with superko) is a quiet move that cannot repeat a position.
@@ -438,28 +455,31 @@ gb_board_legal_mask(const gb_board *b, const gb_rules *rules, const gb_keyset *h
         return;
     }
     const bool superko = rules->ko != GB_KO_SIMPLE && history != NULL;
-    /* Under simple ko a capture next to v does not matter: an empty neighbour is a
-     * liberty. Under superko only a quiet move (see gb_board_legal_points) is sure. */
     const int most = superko ? history->most_stones : 0;
     const bool quiet_is_new = gb_board_stone_count(b) >= most;
-    /* Colour and liberties of an opponent string in atari (never matched under simple
-     * ko), packed as in quiet_move. */
-    const uint32_t capture =
-        superko ? (uint32_t)(uint8_t)-b->to_play << 16 | 1 : UINT32_MAX;
+    /* Under superko a move next to an opponent string in atari captures, and is not
+     * quiet: mark the one liberty of each such string, found from the string's head
+     * (rare, so the test predicts well), rather than look at four neighbours of every
+     * point. Under simple ko an empty neighbour is enough. */
+    uint8_t captures[GB_ARR_SIZE];
+    memset(captures, 0, sizeof captures);
+    const gb_color opp = (gb_color)-b->to_play;
+    for (int row = 0; row < n && superko; row++) {
+        for (int col = 0; col < n; col++) {
+            gb_loc h = (gb_loc)((row + 1) * stride + col + 1);
+            /* libs is junk off heads; the head test makes it safe to read. */
+            if ((b->head[h] == h) & (b->libs[h] == 1) & (b->color[h] == opp))
+                captures[atari_liberty(b, h)] = 1;
+        }
+    }
     uint64_t keys[GB_MAX_POINTS];
     int16_t points[GB_MAX_POINTS];
     int m = 0; /* points waiting for a superko lookup */
     for (int row = 0, p = 0; row < n; row++) {
         for (int col = 0; col < n; col++, p++) {
             gb_loc v = (gb_loc)((row + 1) * stride + col + 1);
-            bool captures = false;
-            for (int d = 0; d < 4; d++) {
-                gb_loc nb = (gb_loc)(v + b->adj[d]);
-                captures |= ((uint32_t)(uint8_t)b->color[nb] << 16 |
-                             (uint16_t)b->libs[b->head[nb]]) == capture;
-            }
             bool open = (b->color[v] == GB_EMPTY) & (v != b->ko_loc);
-            bool sure = open & (b->nempty[v] > 0) & !captures & quiet_is_new;
+            bool sure = open & (b->nempty[v] > 0) & !captures[v] & quiet_is_new;
             out[p] = sure;
             if (!open | sure)
                 continue;
