@@ -16,7 +16,9 @@ boards come from uniform random play, full of ataris and 2-liberty strings (the
 ladder reads' worst case); ``test_features_batch_kind_tactical`` times the same on
 256 positions of pattern-policy games (``tactical_positions`` in conftest.py), and
 ``test_features_batch_kind_pro`` on 256 middle-game positions of professional games
-(``pro_positions``; skipped without Debian's ``goban-original-games``).
+(``pro_positions``; skipped without Debian's ``goban-original-games``), in float32 and
+in uint8 (a quarter of the bytes: the planes are 0/1). ``test_numpy_fill_alphago48`` is
+the float32 case's floor: ``out.fill(1)`` over its [256, 48, 19, 19] array.
 """
 
 from __future__ import annotations
@@ -100,12 +102,22 @@ def test_features_batch_kind_tactical(bench, tactical_positions, kind):
 
 
 @pytest.mark.benchmark(group="features-kinds")
+@pytest.mark.parametrize("dtype", ["f32", "u8"])
 @pytest.mark.parametrize("kind", KINDS)
-def test_features_batch_kind_pro(bench, pro_positions, kind):
+def test_features_batch_kind_pro(bench, pro_positions, kind, dtype):
     boards = list(pro_positions)
     shape = (len(boards), len(goboard.feature_planes(kind)), 19, 19)
-    out = np.empty(shape, dtype=np.float32)
+    out = np.empty(shape, dtype=DTYPES[dtype])
     planes = bench(goboard.features_batch, boards, kind, out)
     assert planes is out
-    assert (planes[-1] == boards[-1].features(kind)).all()
+    assert (planes[-1] == boards[-1].features(kind, dtype=out.dtype)).all()
     bench.rates(boards=len(boards), bytes=out.nbytes)
+
+
+@pytest.mark.benchmark(group="features-kinds")
+def test_numpy_fill_alphago48(bench):
+    """The write floor of the alphago48 case: ``out.fill(1)`` over its array."""
+    out = np.empty((256, len(goboard.feature_planes("alphago48")), 19, 19), np.float32)
+    bench(out.fill, 1)
+    assert out.flat[-1] == 1
+    bench.rates(boards=256, bytes=out.nbytes)

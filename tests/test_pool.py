@@ -87,16 +87,17 @@ QUIET_SUPERKO_LINE, QUIET_SUPERKO_POINT = (1, 2, 3, 0, 3, 1, 3, 2), 1
 @pytest.mark.parametrize(
     ("line", "point", "in_record"),
     [
-        pytest.param(SUPERKO_LINE, SUPERKO_POINT, k, id=f"capture-{k}-moves-in-record")
+        pytest.param(SUPERKO_LINE, SUPERKO_POINT, k, id=f"capture-{k}-moves")
         for k in (0, 3, 6)
     ]
     + [
-        pytest.param(QUIET_SUPERKO_LINE, QUIET_SUPERKO_POINT, k, id=f"quiet-{k}-in-record")
+        pytest.param(QUIET_SUPERKO_LINE, QUIET_SUPERKO_POINT, k, id=f"quiet-{k}-moves")
         for k in (0, 4, 8)
     ],
 )
-def test_superko_spans_the_record_and_the_path(line, point: int, in_record: int) -> None:
-    """The repeated position may lie in the game record, the tree path, or both."""
+def test_superko_spans_the_record_and_the_path(line, point, in_record) -> None:
+    """The repeated position may lie in the game record (``in_record`` moves of
+    ``line``), the tree path, or both."""
     root = goboard.Board(2)
     for move in line[:in_record]:
         root.play(move)

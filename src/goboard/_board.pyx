@@ -1070,7 +1070,8 @@ cdef class Pool:
         cb.gb_pool_stone_history(&self.p, s, &board.past)
         _keyset_copy(&board.seen, &self.p.record[g])
         while s >= 0:
-            _keyset_add(&board.seen, self.p.key[s], cb.gb_board_stone_count(&self.p.boards[s]))
+            _keyset_add(&board.seen, self.p.key[s],
+                        cb.gb_board_stone_count(&self.p.boards[s]))
             s = self.p.parent[s]
         return board
 

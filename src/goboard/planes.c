@@ -461,12 +461,11 @@ static void
 prefetch_board(const gb_board *b, const gb_stone_history *h)
 {
 #if defined(__GNUC__) || defined(__clang__)
-    /* Every field before the empty list: colours, strings, counts. */
+    /* Every field before the empty list (colours, strings, counts), and nempty. */
     const char *p = (const char *)b;
     for (size_t off = 0; off < offsetof(gb_board, empty); off += 64)
         __builtin_prefetch(p + off);
-    __builtin_prefetch(&b->nempty[0]);
-    for (size_t off = 64; off < sizeof b->nempty; off += 64)
+    for (size_t off = 0; off < sizeof b->nempty; off += 64)
         __builtin_prefetch((const char *)b->nempty + off);
     for (int k = 0; k < h->count; k++) {
         const char *then = (const char *)h->color[(h->latest - k) & (GB_HISTORY - 1)];
