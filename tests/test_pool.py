@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import goboard
+from goboard import reference
 from goboard.errors import IllegalMoveError
 
 RULES = ["tromp-taylor", "chinese", goboard.Rules(ko="simple", suicide=True)]
@@ -117,6 +118,42 @@ def test_superko_spans_the_record_and_the_path(line, point, in_record) -> None:
     for i, move in enumerate(line, start=1):
         simple.expand([i - 1], [move], [i])
     assert simple.legal_masks([len(line)])[0][point]
+
+
+# A 4x4 game (positional superko, suicide allowed) long enough that the Board's key set
+# doubles its slots; afterwards point 10 is a quiet move that would repeat a position
+# from before the growth. Found by a review: a regrowth that dropped the stone bound
+# passed everything else.
+GROWN_RULES = goboard.Rules(ko="positional", suicide=True)
+GROWN_LINE = (
+    1, 4, 14, 15, 16, 2, 16, 11, 6, 13, 16, 3, 16, 12, 8, 9, 7, 16, 0, 5, 3, 16, 10, 15,
+    16, 2, 0, 8, 1, 12, 5, 8, 16, 9, 16, 11, 15, 13, 16, 4, 13, 12, 9, 8, 16, 4, 11, 4,
+    8, 16, 4, 16, 2, 12, 11, 15, 5, 16, 2, 0, 16, 9, 14, 16, 8, 16, 15, 6, 13, 7, 1, 4,
+    16, 10, 16, 0, 16, 3, 7, 10, 4, 6, 16, 9, 16,
+)  # fmt: skip
+GROWN_POINT = 10
+
+
+@pytest.mark.parametrize("in_record", [len(GROWN_LINE), 40, 0])
+def test_quiet_superko_after_the_key_set_grows(in_record: int) -> None:
+    slow = reference.Board(4, rules=GROWN_RULES)
+    root = goboard.Board(4, rules=GROWN_RULES)
+    for move in GROWN_LINE:
+        slow.play(move)
+    for move in GROWN_LINE[:in_record]:
+        root.play(move)
+    assert not slow.is_legal(GROWN_POINT)
+    pool = goboard.Pool([root], 128)
+    for i, move in enumerate(GROWN_LINE[in_record:], start=1):
+        pool.expand([i - 1], [move], [i])
+    slot = len(GROWN_LINE) - in_record
+    board = pool.board(slot)
+    assert not board.is_legal(GROWN_POINT)
+    assert not board.legal_mask()[GROWN_POINT]
+    assert not pool.legal_masks([slot])[0][GROWN_POINT]
+    np.testing.assert_array_equal(board.legal_mask(), slow.legal_mask())
+    moves = goboard.features_batch([board], "alphago48")[0, 20:47, 2, 2]
+    assert not moves.any()  # point 10 is row 2, column 2: no move planes
 
 
 def test_eval_keys_see_history_turn_and_position(rng) -> None:
