@@ -467,7 +467,7 @@ gb_board_legal_mask(const gb_board *b, const gb_rules *rules, const gb_keyset *h
     for (int row = 0; row < n && superko; row++) {
         for (int col = 0; col < n; col++) {
             gb_loc h = (gb_loc)((row + 1) * stride + col + 1);
-            /* libs is junk off heads; the head test makes it safe to read. */
+            /* Off a head, libs is stale but initialised; the head test discards it. */
             if ((b->head[h] == h) & (b->libs[h] == 1) & (b->color[h] == opp))
                 captures[atari_liberty(b, h)] = 1;
         }
