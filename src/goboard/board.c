@@ -328,7 +328,7 @@ empty_point_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
     bool superko = rules->ko != GB_KO_SIMPLE && history != NULL;
     /* Fast path: with an empty neighbour the move is no suicide, and under simple ko
      * nothing else can forbid it; nor can superko a quiet move while no earlier
-     * position had more stones (gb_board_legal_points). */
+     * position had more stones (gb_board_legal_mask). */
     if (b->nempty[v] > 0 &&
         (!superko ||
          (gb_board_stone_count(b) >= history->most_stones && quiet_move(b, v))))
@@ -357,72 +357,6 @@ gb_board_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
     return empty_point_legality(b, v, rules, history);
 }
 
-int
-gb_board_legal_points(const gb_board *b, const gb_rules *rules, const gb_keyset *history,
-                      int16_t *out)
-{
-    if (gb_board_is_over(b))
-        return 0;
-    int count = 0;
-    const int n = b->size, stride = b->stride;
-    /* Under simple ko a point with an empty neighbour is legal: test that inline. */
-    const bool superko = rules->ko != GB_KO_SIMPLE && history != NULL;
-    if (!superko) {
-        for (int row = 0, p = 0; row < n; row++) {
-            for (int col = 0; col < n; col++, p++) {
-                gb_loc v = (gb_loc)((row + 1) * stride + col + 1);
-                if (b->color[v] != GB_EMPTY || v == b->ko_loc)
-                    continue;
-                if (b->nempty[v] > 0 || empty_point_legality(b, v, rules, history) == GB_OK)
-                    out[count++] = (int16_t)p;
-            }
-        }
-        out[count++] = (int16_t)(n * n);
-        return count;
-    }
-    /* Superko: a quiet move (one stone more, no capture) can repeat a position only if
-     * some earlier position had more stones than this one, which only a capture since
-     * then allows: most of the time no quiet move needs a lookup. */
-    const bool quiet_is_new = gb_board_stone_count(b) >= history->most_stones;
-    /* Every other move that is no suicide is one lookup of the key after it. The keys
-     * are computed and their slots prefetched first, so the lookups (a cold slot array
-     * per board in a batch) wait for memory together rather than one by one; most
-     * points are quiet moves, whose key needs no string walk. */
-    uint64_t keys[GB_MAX_POINTS];
-    int16_t points[GB_MAX_POINTS];
-    bool lookup[GB_MAX_POINTS];
-    int m = 0;
-    const gb_color c = b->to_play;
-    for (int row = 0, p = 0; row < n; row++) {
-        for (int col = 0; col < n; col++, p++) {
-            gb_loc v = (gb_loc)((row + 1) * stride + col + 1);
-            if (b->color[v] != GB_EMPTY || v == b->ko_loc)
-                continue;
-            bool ok = true;
-            if (b->nempty[v] > 0 && quiet_move(b, v)) {
-                keys[m] = superko_key(b->hash ^ gb_zobrist_stone(c, v), (gb_color)-c,
-                                      rules->ko);
-                lookup[m] = !quiet_is_new;
-            } else {
-                ok = move_legality_key(b, v, rules, true, &keys[m]) == GB_OK;
-                lookup[m] = true;
-            }
-            if (!ok)
-                continue;
-            points[m] = (int16_t)p;
-            if (lookup[m])
-                gb_keyset_prefetch(history, keys[m]);
-            m++;
-        }
-    }
-    for (int i = 0; i < m; i++) {
-        if (!lookup[i] || !gb_keyset_contains(history, keys[i]))
-            out[count++] = points[i];
-    }
-    out[count++] = (int16_t)(n * n);
-    return count;
-}
-
 /* The one liberty of the string at head h, which is in atari. */
 static gb_loc
 atari_liberty(const gb_board *b, gb_loc h)
@@ -440,11 +374,14 @@ atari_liberty(const gb_board *b, gb_loc h)
     return GB_NULL_LOC;
 }
 
-/* The mask needs no order, so unlike gb_board_legal_points it decides the common case
- * without a branch: a point is surely legal when it is empty, not the ko point, has an
- * empty neighbour and (with superko) is a quiet move that cannot repeat a position.
- * Whether a point holds a stone is a coin flip to the branch predictor, and the
- * features of a batch of boards ask for a mask per board. Only the rest branch. */
+/* The common case is decided without a branch: a point is surely legal when it is
+ * empty, not the ko point, has an empty neighbour and (with superko) is a quiet move
+ * that cannot repeat a position: one with one stone more and no capture, while no
+ * earlier position had more stones than this one (only a capture since then allows
+ * that). Whether a point holds a stone is a coin flip to the branch predictor, and the
+ * features of a batch of boards ask for a mask per board. Only the rest branch; their
+ * superko keys are computed and their slots prefetched first, so the lookups (a cold
+ * slot array per board in a batch) wait for memory together. */
 void
 gb_board_legal_mask(const gb_board *b, const gb_rules *rules, const gb_keyset *history,
                     uint8_t *out)
@@ -500,6 +437,21 @@ gb_board_legal_mask(const gb_board *b, const gb_rules *rules, const gb_keyset *h
     for (int i = 0; i < m; i++)
         out[points[i]] = !gb_keyset_contains(history, keys[i]);
     out[n * n] = 1;
+}
+
+int
+gb_board_legal_points(const gb_board *b, const gb_rules *rules, const gb_keyset *history,
+                      int16_t *out)
+{
+    /* The mask, read in order: one implementation of whole-board legality. */
+    uint8_t mask[GB_MAX_POINTS + 1];
+    gb_board_legal_mask(b, rules, history, mask);
+    int count = 0;
+    for (int p = 0; p <= b->size * b->size; p++) {
+        out[count] = (int16_t)p;
+        count += mask[p];
+    }
+    return count;
 }
 
 /* Owner of the empty region around v (+1 black, -1 white, 0 neutral), found by flood
