@@ -256,8 +256,8 @@ mark_new(analysis *a, gb_loc e)
     return fresh;
 }
 
-/* The outcome of the side to move playing the empty point v (known to be legal);
- * heads gets the distinct neighbouring strings (GB_NULL_LOC elsewhere). */
+/* The outcome of the side to move playing the empty point v (counted whether or not the
+ * move is legal: a suicide gets 0 liberties); heads gets the distinct neighbouring strings (GB_NULL_LOC elsewhere). */
 static outcome
 move_outcome(analysis *a, gb_loc v, gb_loc heads[4])
 {
@@ -375,9 +375,53 @@ stone_ages(const gb_board *b, const gb_stone_history *h, uint8_t *ages)
     }
 }
 
+/* Where one board's legal moves come from: a mask the caller computed, or the rules and
+ * superko keys, from which the analysis decides each point as it meets it. */
+typedef struct legality {
+    const uint8_t *mask;     /* NULL: decide from rules and keys */
+    const gb_rules *rules;
+    const gb_keyset *keys;
+    bool over;               /* the game is over: nothing is legal */
+    bool quiet_is_new;       /* a quiet move cannot repeat a position (board.c) */
+} legality;
+
+static legality
+legality_of(const gb_legal_source *src, int64_t i, const gb_board *b)
+{
+    legality l = {NULL, NULL, NULL, false, true};
+    if (src->mask != NULL) {
+        l.mask = src->mask[i];
+        return l;
+    }
+    l.rules = src->rules[i];
+    l.keys = src->keys[i];
+    l.over = gb_board_is_over(b);
+    if (l.rules->ko != GB_KO_SIMPLE && l.keys != NULL)
+        l.quiet_is_new = gb_board_stone_count(b) >= l.keys->most_stones;
+    return l;
+}
+
+/* Whether the side to move may play the empty point v (point p), which captures
+ * `captured` stones. Without a mask, the common case needs no lookup: a move that is not
+ * the ko point, keeps an empty neighbour and captures nothing is legal while a quiet move
+ * cannot repeat a position (gb_board_legal_mask); the rest (captures, points without an
+ * empty neighbour, a board after a capture) ask gb_board_legality, the rules' one
+ * implementation. This spares the writer a separate pass over the board for the mask. */
+static inline bool
+is_legal(const legality *l, const gb_board *b, gb_loc v, int p, int captured)
+{
+    if (l->mask != NULL)
+        return l->mask[p];
+    if (l->over | (v == b->ko_loc))
+        return false;
+    if ((b->nempty[v] > 0) & (captured == 0) & l->quiet_is_new)
+        return true;
+    return gb_board_legality(b, v, l->rules, l->keys) == GB_OK;
+}
+
 /* The ones of one board's planes (the caller zeroes and fills the constant planes). */
 static inline void
-alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
+alphago_planes(analysis *a, const gb_stone_history *h, const legality *legal,
                gb_board *scratch, const plane_out *out, const size_t elem)
 {
     const gb_board *b = a->b;
@@ -400,13 +444,13 @@ alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
                 continue;
             }
             put(out, elem, P_EMPTY, p);
-            if (!legal[p])
-                continue;
             /* No stone next to v (half the empty points of a middle game): the move
              * captures nothing, keeps every neighbour as a liberty, fills no eye and
              * starts no ladder. */
             int edges = (row == 0) + (row == n - 1) + (col == 0) + (col == n - 1);
             if (b->nempty[v] + edges == 4) {
+                if (!is_legal(legal, b, v, p, 0))
+                    continue;
                 put(out, elem, P_CAPTURE, p);
                 if (b->nempty[v] == 1)
                     put(out, elem, P_SELF_ATARI, p);
@@ -416,6 +460,8 @@ alphago_planes(analysis *a, const gb_stone_history *h, const uint8_t *legal,
             }
             gb_loc heads[4];
             outcome o = move_outcome(a, v, heads);
+            if (!is_legal(legal, b, v, p, o.captured))
+                continue;
             put(out, elem, P_CAPTURE + cap(o.captured, 7), p);
             if (o.libs == 1)
                 put(out, elem, P_SELF_ATARI + cap(o.stones, 8) - 1, p);
@@ -487,7 +533,6 @@ write_alphago(const gb_board *const *boards, const gb_stone_history *const *hist
     const int64_t plane_bytes = stride_c * (int64_t)kern->elem;
     const int planes = gb_features_count(set);
     analysis a;
-    uint8_t own_mask[GB_MAX_POINTS + 1];
     for (int64_t i = 0; i < count; i++) {
         if (i + 1 < count)
             prefetch_board(boards[i + 1], histories[i + 1]);
@@ -503,13 +548,11 @@ write_alphago(const gb_board *const *boards, const gb_stone_history *const *hist
                 kern->fill(o.base + k * plane_bytes, points, ones);
         }
         a.b = boards[i];
-        const uint8_t *mask = legal->mask != NULL ? legal->mask[i] : own_mask;
-        if (legal->mask == NULL)
-            gb_board_legal_mask(boards[i], legal->rules[i], legal->keys[i], own_mask);
+        const legality l = legality_of(legal, i, boards[i]);
         if (kern->elem == sizeof(float))
-            alphago_planes(&a, histories[i], mask, scratch, &o, sizeof(float));
+            alphago_planes(&a, histories[i], &l, scratch, &o, sizeof(float));
         else
-            alphago_planes(&a, histories[i], mask, scratch, &o, 1);
+            alphago_planes(&a, histories[i], &l, scratch, &o, 1);
     }
 }
 

@@ -89,8 +89,8 @@ void gb_history_push(gb_stone_history *h, const gb_board *b);
 
 /* Where the alphago sets learn each board's legal moves (the game's ko and superko
  * rules): masks the caller computed (mask[i]: N * N + 1 bytes, pass last), or, with
- * mask NULL, board i's rules[i] and superko keys[i], from which the writer computes
- * the mask just before the board's planes, while the board is in cache. */
+ * mask NULL, board i's rules[i] and superko keys[i], from which the writer decides each
+ * point as its analysis reaches it (no separate pass over the board for a mask). */
 typedef struct gb_legal_source {
     const uint8_t *const *mask;
     const gb_rules *const *rules;
