@@ -401,20 +401,21 @@ legality_of(const gb_legal_source *src, int64_t i, const gb_board *b)
     return l;
 }
 
-/* Whether the side to move may play the empty point v (point p), which captures
- * `captured` stones. Without a mask, the common case needs no lookup: a move that is not
- * the ko point, keeps an empty neighbour and captures nothing is legal while a quiet move
- * cannot repeat a position (gb_board_legal_mask); the rest (captures, points without an
- * empty neighbour, a board after a capture) ask gb_board_legality, the rules' one
- * implementation. This spares the writer a separate pass over the board for the mask. */
+/* Whether the side to move may play the empty point v (point p), after which it has a
+ * string of `libs` liberties and has captured `captured` stones (move_outcome). Without a
+ * mask, the common case needs no lookup: a move that is not the ko point, leaves its
+ * string a liberty and captures nothing is legal while a quiet move cannot repeat a
+ * position (gb_board_legal_mask); the rest (captures, suicides, a board after a capture)
+ * ask gb_board_legality, the rules' one implementation. This spares the writer a
+ * separate pass over the board for the mask. */
 static inline bool
-is_legal(const legality *l, const gb_board *b, gb_loc v, int p, int captured)
+is_legal(const legality *l, const gb_board *b, gb_loc v, int p, int captured, int libs)
 {
     if (l->mask != NULL)
         return l->mask[p];
     if (l->over | (v == b->ko_loc))
         return false;
-    if ((b->nempty[v] > 0) & (captured == 0) & l->quiet_is_new)
+    if ((libs > 0) & (captured == 0) & l->quiet_is_new)
         return true;
     return gb_board_legality(b, v, l->rules, l->keys) == GB_OK;
 }
@@ -449,7 +450,7 @@ alphago_planes(analysis *a, const gb_stone_history *h, const legality *legal,
              * starts no ladder. */
             int edges = (row == 0) + (row == n - 1) + (col == 0) + (col == n - 1);
             if (b->nempty[v] + edges == 4) {
-                if (!is_legal(legal, b, v, p, 0))
+                if (!is_legal(legal, b, v, p, 0, b->nempty[v]))
                     continue;
                 put(out, elem, P_CAPTURE, p);
                 if (b->nempty[v] == 1)
@@ -460,7 +461,7 @@ alphago_planes(analysis *a, const gb_stone_history *h, const legality *legal,
             }
             gb_loc heads[4];
             outcome o = move_outcome(a, v, heads);
-            if (!is_legal(legal, b, v, p, o.captured))
+            if (!is_legal(legal, b, v, p, o.captured, o.libs))
                 continue;
             put(out, elem, P_CAPTURE + cap(o.captured, 7), p);
             if (o.libs == 1)
