@@ -182,6 +182,42 @@ def test_spec_checks() -> None:
         PlayerSpec(simulations=0)
     with pytest.raises(ValueError):
         PlayerSpec(analysis_memory_mb=0)
+    with pytest.raises(ValueError, match="--rollout-threads must be"):
+        PlayerSpec(rollout_threads=0)
+
+
+@pytest.mark.parametrize("engine", ["zero", "alphago2016"])
+def test_rollout_threads_reach_the_rollouts_and_leave_the_moves_alone(
+    engine: str,
+) -> None:
+    import search
+
+    board = goboard.Board(9, 7.5, "chinese")
+    for point in (40, 30, 50):
+        board.play(point)
+    searched = []
+    for threads in (1, 3):
+        spec = PlayerSpec(
+            simulations=48, seed=4, rollout_threads=threads, engine=engine
+        )
+        player = PlayerChoice(spec, lambda _: None).player_for(9)
+        assert isinstance(player, SearchPlayer)
+        assert isinstance(player.rollout, search.PatternRollouts)
+        assert player.rollout.threads == threads
+        result = player.genmove(board.copy())
+        searched.append((result.move, result.visits.tolist(), result.value))
+    assert searched[0] == searched[1]
+
+
+def test_rollout_threads_on_the_command_line() -> None:
+    from alphago.cli import build_parser, player_choice
+
+    for command in ("gtp", "play", "analysis"):
+        args = build_parser().parse_args([command, "--rollout-threads", "2"])
+        assert player_choice(args).spec.rollout_threads == 2
+    assert player_choice(build_parser().parse_args(["gtp"])).spec.rollout_threads == 1
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["gtp", "--rollout-threads", "0"])
 
 
 def test_tree_bytes_match_the_tree() -> None:

@@ -164,6 +164,25 @@ def test_batched_and_pool_rollouts_agree() -> None:
     assert policy.pool_playouts(pool, [4], 0, 1).shape == (1, 0)
 
 
+def test_pool_rollouts_split_with_first_score_as_one_call() -> None:
+    # How search.PatternRollouts spreads a batch over threads: part [a, b) with first=a.
+    policy = goboard.PatternPolicy(random_weights(5))
+    boards = [position(s, 9, 20 + s) for s in range(4)]
+    pool = goboard.Pool(boards, 3)
+    slots = [0, 3, 6, 9]
+    whole = policy.pool_playouts(pool, slots, 6, 21)
+    part = policy.pool_playouts(pool, [6, 9], 6, 21, 2)
+    np.testing.assert_array_equal(part, whole[2:])
+    part = policy.pool_playouts(pool, [3], 6, 21, first=1)
+    np.testing.assert_array_equal(part, whole[1:2])
+    # Another offset plays other streams: the offset is not ignored.
+    assert not np.array_equal(policy.pool_playouts(pool, [6, 9], 6, 21, 0), whole[2:])
+    with pytest.raises(ValueError, match="first"):
+        policy.pool_playouts(pool, slots, 6, 21, -1)
+    with pytest.raises(TypeError, match="first"):
+        policy.pool_playouts(pool, slots, 6, 21, 1.5)  # type: ignore[arg-type]
+
+
 def test_zero_weights_are_uniform_over_candidates() -> None:
     for seed in range(10):
         board = position(seed, 9, 10 * seed)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -76,8 +79,62 @@ def test_alphago2016_with_pattern_rollouts_finds_the_capture() -> None:
     assert result.move == from_gtp("C3", 5)
 
 
+def test_threads_give_the_values_of_one_thread() -> None:
+    policy = goboard.PatternPolicy()
+    boards = []
+    for seed in range(7):
+        board = goboard.Board(7, komi=0.5)
+        rng = np.random.default_rng(seed)
+        for _ in range(12):
+            legal = np.flatnonzero(board.legal_mask()[:-1])
+            board.play(int(rng.choice(legal)))
+        boards.append(board)
+    pool = goboard.Pool(boards, 2)
+    positions = Positions(pool, np.arange(0, 14, 2))
+    one = PatternRollouts(policy, playouts=4, seed=5)
+    expected = [one.values(positions) for _ in range(3)]
+    # Parts of 3/4, 2/2/3, 1 each, and more threads than slots.
+    for threads in (2, 3, 7, 16):
+        many = PatternRollouts(policy, playouts=4, seed=5, threads=threads)
+        for want in expected:  # call after call: the seed sequence is the same too
+            np.testing.assert_array_equal(many.values(positions), want)
+    # Over many calls the values are not all equal: the rollouts are not constant.
+    assert len({v.tobytes() for v in expected}) > 1
+
+
+def test_threads_play_the_parts_at_once() -> None:
+    # Equal values cannot show that a batch was split: record the calls.
+    class Recorder:
+        def __init__(self, policy: goboard.PatternPolicy) -> None:
+            self.policy = policy
+            self.calls: list[tuple[int, int, int]] = []
+
+        def pool_playouts(
+            self, pool: goboard.Pool, slots: Any, n: int, seed: int, first: int = 0
+        ) -> Any:
+            self.calls.append((threading.get_ident(), first, len(slots)))
+            return self.policy.pool_playouts(pool, slots, n, seed, first)
+
+    boards = [goboard.Board(5, komi=0.5) for _ in range(7)]
+    positions = Positions(goboard.Pool(boards, 1), np.arange(7))
+    rollouts = PatternRollouts(goboard.PatternPolicy(), playouts=2, seed=1, threads=3)
+    recorder = Recorder(rollouts.policy)
+    rollouts.policy = recorder  # type: ignore[assignment]
+    rollouts.values(positions)
+    parts = sorted((first, n) for _, first, n in recorder.calls)
+    assert parts == [(0, 2), (2, 2), (4, 3)]
+    # The caller plays the first part; the workers (however they share the rest)
+    # play the others.
+    main = threading.get_ident()
+    assert [first for ident, first, _ in recorder.calls if ident == main] == [0]
+
+
 def test_bad_arguments() -> None:
     with pytest.raises(TypeError):
         PatternRollouts(object())  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         PatternRollouts(goboard.PatternPolicy(), playouts=0)
+    with pytest.raises(ValueError, match="threads"):
+        PatternRollouts(goboard.PatternPolicy(), threads=0)
+    with pytest.raises(TypeError, match="threads"):
+        PatternRollouts(goboard.PatternPolicy(), threads=2.0)  # type: ignore[arg-type]

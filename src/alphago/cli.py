@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from alphago.cli_train import TRAINING_COMMANDS, add_training_commands
+from alphago.cli_train import TRAINING_COMMANDS, add_training_commands, at_least
 from alphago.resign import winrate_argument
 
 if TYPE_CHECKING:
@@ -183,6 +183,16 @@ def _add_player_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument(
         "--threads", type=int, default=None, help="torch threads for the network"
+    )
+    p.add_argument(
+        "--rollout-threads",
+        type=at_least(1),
+        default=1,
+        metavar="N",
+        help="threads that play a batch of leaves' pattern rollouts at once where "
+        "they are mixed in (--mix-lambda above 0 with a pattern rollout policy; "
+        "uniform random playouts and --uct stay on one); the moves do not depend "
+        "on N (default 1)",
     )
     _add_device_options(p)
     p.add_argument(
@@ -372,6 +382,7 @@ def player_choice(args: argparse.Namespace) -> PlayerChoice:
         device=args.device,
         precision=None if args.precision == "auto" else args.precision,
         threads=args.threads,
+        rollout_threads=args.rollout_threads,
         analysis_memory_mb=args.analysis_memory,
         search=args.search,
         considered_actions=args.considered_actions,

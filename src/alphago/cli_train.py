@@ -25,10 +25,10 @@ if TYPE_CHECKING:
     from alphago.nets.model import NetConfig
     from alphago.train.learner import TrainConfig
 
-__all__ = ["TRAINING_COMMANDS", "add_training_commands"]
+__all__ = ["TRAINING_COMMANDS", "add_training_commands", "at_least"]
 
 
-def _at_least(low: int) -> Callable[[str], int]:
+def at_least(low: int) -> Callable[[str], int]:
     """An argparse type: an int >= ``low`` (a 0 or negative count would loop or
     mean nothing; upper limits are checked by the configs the options fill)."""
 
@@ -179,7 +179,7 @@ def add_training_commands(sub: Any) -> None:
     gen = sub.add_parser("gendata", help="GNU Go self-play games as SGF teacher data")
     gen.add_argument("out", metavar="OUT", help="directory for the SGF files")
     gen.add_argument(
-        "--games", type=_at_least(0), default=1000, help="games (default 1000)"
+        "--games", type=at_least(0), default=1000, help="games (default 1000)"
     )
     gen.add_argument(
         "--level", type=int, default=10, help="GNU Go level 0..10 (default 10)"
@@ -187,20 +187,20 @@ def add_training_commands(sub: Any) -> None:
     gen.add_argument("--size", type=int, default=9, help="board size (default 9)")
     gen.add_argument("--komi", type=_finite, default=7.5, help="komi (default 7.5)")
     gen.add_argument(
-        "--workers", type=_at_least(1), default=2, help="GNU Go processes (default 2)"
+        "--workers", type=at_least(1), default=2, help="GNU Go processes (default 2)"
     )
     gen.add_argument(
-        "--seed", type=_at_least(0), default=0, help="game i uses seed + i (default 0)"
+        "--seed", type=at_least(0), default=0, help="game i uses seed + i (default 0)"
     )
     gen.add_argument(
         "--opening-plies",
-        type=_at_least(0),
+        type=at_least(0),
         default=8,
         help="plies drawn among GNU Go's best moves (default 8)",
     )
     gen.add_argument(
         "--top-k",
-        type=_at_least(1),
+        type=at_least(1),
         default=4,
         help="how many best moves the opening draws from (default 4)",
     )
@@ -230,7 +230,7 @@ def add_training_commands(sub: Any) -> None:
     )
     sh.add_argument(
         "--shard-size",
-        type=_at_least(1),
+        type=at_least(1),
         default=50_000,
         help="examples per shard (default 50000)",
     )
@@ -314,7 +314,7 @@ def add_training_commands(sub: Any) -> None:
     )
     rl.add_argument(
         "--cheap-simulations",
-        type=_at_least(1),
+        type=at_least(1),
         default=None,
         help="simulations of the cheap searches (default: --simulations / 5)",
     )
@@ -465,10 +465,10 @@ def _add_rollout_parser(modes: Any) -> None:
     ro.add_argument("--data", nargs="+", metavar="SGF", help="SGF files or dirs")
     ro.add_argument("--size", type=int, default=9, help="board size (default 9)")
     ro.add_argument(
-        "--steps", type=_at_least(1), default=2000, help="steps (default 2000)"
+        "--steps", type=at_least(1), default=2000, help="steps (default 2000)"
     )
     ro.add_argument(
-        "--batch", type=_at_least(1), default=256, help="positions per step (256)"
+        "--batch", type=at_least(1), default=256, help="positions per step (256)"
     )
     ro.add_argument("--lr", type=_finite, default=0.01, help="Adam step (0.01)")
     ro.add_argument("--l2", type=_finite, default=1e-4, help="L2 weight (1e-4)")
@@ -479,16 +479,16 @@ def _add_rollout_parser(modes: Any) -> None:
         help="games held out (default 0.1)",
     )
     ro.add_argument(
-        "--val-every", type=_at_least(1), default=200, help="steps between validations"
+        "--val-every", type=at_least(1), default=200, help="steps between validations"
     )
     ro.add_argument(
         "--checkpoint-every",
-        type=_at_least(1),
+        type=at_least(1),
         default=200,
         help="steps between checkpoints (a multiple of --log-every)",
     )
     ro.add_argument(
-        "--log-every", type=_at_least(1), default=50, help="steps per metrics line"
+        "--log-every", type=at_least(1), default=50, help="steps per metrics line"
     )
     ro.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ro.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -95,6 +95,7 @@ class PlayerSpec:
     device: str = "cpu"
     precision: str | None = None
     threads: int | None = None
+    rollout_threads: int = 1
     analysis_memory_mb: int = 1024
     search: str = "puct"
     considered_actions: int | None = None
@@ -158,6 +159,10 @@ class PlayerSpec:
             raise ValueError(f"--gumbel-scale must be >= 0, not {self.gumbel_scale}")
         if self.simulations < 1:
             raise ValueError(f"--simulations must be >= 1, not {self.simulations}")
+        if self.rollout_threads < 1:
+            raise ValueError(
+                f"--rollout-threads must be >= 1, not {self.rollout_threads}"
+            )
         if self.analysis_memory_mb < 1:
             raise ValueError(
                 f"--analysis-memory must be >= 1 MB, not {self.analysis_memory_mb}"
@@ -302,7 +307,9 @@ class PlayerChoice:
         evaluator = nets.evaluator(spec.threads, spec.seed, spec.precision)
         rollout = None
         if nets.rollout is not None and mix > 0.0:
-            rollout = PatternRollouts(nets.rollout, 1, spec.seed)
+            rollout = PatternRollouts(
+                nets.rollout, 1, spec.seed, threads=spec.rollout_threads
+            )
         batch = min(16, spec.simulations)
         nodes = tree_nodes(size, spec.analysis_memory_mb, 2 * spec.simulations + batch)
         config = search.AlphaGo2016Config(
@@ -401,7 +408,9 @@ class PlayerChoice:
         path, _ = self._rollout_file(size)
         if path is None:
             return None
-        return PatternRollouts(load_rollout_policy(path), 1, self.spec.seed)
+        spec = self.spec
+        policy = load_rollout_policy(path)
+        return PatternRollouts(policy, 1, spec.seed, threads=spec.rollout_threads)
 
     def _rollout_file(self, size: int) -> tuple[Path | None, str]:
         """The rollout policy a mixed Zero search plays and its description: the

@@ -190,9 +190,9 @@ class PatternPolicy:
     ) -> NDArray[np.float64]:
         """[B, n] final scores."""
     def pool_playouts(
-        self, pool: Pool, slots: Any, n: int, seed: int
+        self, pool: Pool, slots: Any, n: int, seed: int, first: int = 0
     ) -> NDArray[np.float64]:
-        """[len(slots), n] final scores."""
+        """[len(slots), n] final scores; slot i plays slot first + i's streams."""
     def playout_moves(
         self, board: Board, seed: int, max_moves: int | None = None
     ) -> NDArray[np.int16]: ...

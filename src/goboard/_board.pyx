@@ -1252,15 +1252,18 @@ cdef class PatternPolicy:
             PyMem_Free(komi)
         return scores
 
-    def pool_playouts(self, pool, slots, n, seed):
+    def pool_playouts(self, pool, slots, n, seed, first=0):
         """float64 [len(slots), n]: rollout scores from slots of a ``goboard.Pool``
-        (the search's positions), seeded as ``Pool.playouts`` seeds its playouts."""
+        (the search's positions), seeded as ``Pool.playouts`` seeds its playouts.
+        Slot i of this call plays the streams of slot ``first + i`` of a longer call,
+        so a batch split into parts (threads: the GIL is released) scores the same."""
         self._ready()
         if not isinstance(pool, Pool):
             raise TypeError(f"pool must be a goboard.Pool, not {type(pool).__name__}")
         cdef Pool pl_ = pool
         cdef const int64_t[::1] sv = pl_._slots(slots)
         cdef int64_t count = _count(n, "n"), k = sv.shape[0], i
+        cdef int64_t offset = _count(first, "first")
         cdef uint64_t s = _seed(seed)
         cdef int64_t m = pl_.p.slots_per_root
         cdef int moves = 3 * pl_.p.boards[0].size * pl_.p.boards[0].size
@@ -1273,7 +1276,8 @@ cdef class PatternPolicy:
         with nogil:
             for i in range(k):
                 cb.gb_rollouts(&pl_.p.boards[sv[i]], self.p, count,
-                               s ^ (<uint64_t>(i + 1) * 0x9E3779B97F4A7C15ULL), moves,
+                               s ^ (<uint64_t>(offset + i + 1) * 0x9E3779B97F4A7C15ULL),
+                               moves,
                                pl_.p.komi[sv[i] // m], &sc[i, 0], &pv[0])
         return scores
 

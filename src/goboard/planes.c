@@ -256,8 +256,9 @@ mark_new(analysis *a, gb_loc e)
     return fresh;
 }
 
-/* The outcome of the side to move playing the empty point v (counted whether or not the
- * move is legal: a suicide gets 0 liberties); heads gets the distinct neighbouring strings (GB_NULL_LOC elsewhere). */
+/* The outcome of the side to move playing the empty point v, counted whether or not the
+ * move is legal (a suicide gets 0 liberties); heads gets the distinct neighbouring
+ * strings (GB_NULL_LOC elsewhere). */
 static outcome
 move_outcome(analysis *a, gb_loc v, gb_loc heads[4])
 {
