@@ -32,6 +32,8 @@ def main() -> None:
     p.add_argument("--simulations", type=int, default=800)
     p.add_argument("--early-stop", action="store_true")
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--rollout-threads", type=int, default=1)
+    p.add_argument("--moves", type=int, default=None, help="Black's first N moves only")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--weights", default=None, help="a network file (default: shipped)")
     args = p.parse_args()
@@ -39,6 +41,7 @@ def main() -> None:
         simulations=args.simulations,
         seed=args.seed,
         threads=args.threads,
+        rollout_threads=args.rollout_threads,
         early_stop=args.early_stop,
         weights=args.weights,
     )
@@ -49,8 +52,9 @@ def main() -> None:
         board = start_board(record, "chinese")
         player = choice.player_for(board.size)
         player.new_game()
+        black_moves = 0
         for _, point in record.moves:
-            if board.is_over:
+            if board.is_over or black_moves == args.moves:
                 break
             if board.to_play == goboard.BLACK:
                 start = time.perf_counter()
@@ -59,6 +63,7 @@ def main() -> None:
                 sims += result.num_simulations
                 reused += int(result.visits.sum()) - result.num_simulations
                 searches += 1
+                black_moves += 1
             board.play(point)
     if searches == 0:
         raise SystemExit("no position with Black to move in these records")

@@ -123,7 +123,10 @@ def test_gumbel_mixes_the_rollouts_it_announces(
     import search
 
     played = {"pattern": 0, "uniform": 0}
-    pattern, uniform = search.PatternRollouts.values, search.RolloutEvaluator.values
+    # The search asks pattern rollouts for their values through values_later (they
+    # play while the network evaluates) and the uniform ones through values.
+    pattern = search.PatternRollouts.values_later
+    uniform = search.RolloutEvaluator.values
 
     def counted(kind: str, values: Any) -> Any:
         def wrapper(self: Any, positions: search.Positions) -> Any:
@@ -132,7 +135,9 @@ def test_gumbel_mixes_the_rollouts_it_announces(
 
         return wrapper
 
-    monkeypatch.setattr(search.PatternRollouts, "values", counted("pattern", pattern))
+    monkeypatch.setattr(
+        search.PatternRollouts, "values_later", counted("pattern", pattern)
+    )
     monkeypatch.setattr(search.RolloutEvaluator, "values", counted("uniform", uniform))
     log: list[str] = []
     spec = PlayerSpec(simulations=8, search="gumbel", mix_lambda=0.5)

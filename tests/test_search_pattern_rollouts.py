@@ -15,6 +15,7 @@ from goboard.text import parse_board
 from search import (
     AlphaGo2016,
     AlphaGo2016Config,
+    ConcurrentRollouts,
     PatternRollouts,
     Positions,
     RolloutPolicy,
@@ -123,10 +124,8 @@ def test_threads_play_the_parts_at_once() -> None:
     rollouts.values(positions)
     parts = sorted((first, n) for _, first, n in recorder.calls)
     assert parts == [(0, 2), (2, 2), (4, 3)]
-    # The caller plays the first part; the workers (however they share the rest)
-    # play the others.
-    main = threading.get_ident()
-    assert [first for ident, first, _ in recorder.calls if ident == main] == [0]
+    # Worker threads play every part, so the caller is free for the network.
+    assert threading.get_ident() not in {ident for ident, _, _ in recorder.calls}
 
 
 def test_bad_arguments() -> None:
@@ -138,3 +137,44 @@ def test_bad_arguments() -> None:
         PatternRollouts(goboard.PatternPolicy(), threads=0)
     with pytest.raises(TypeError, match="threads"):
         PatternRollouts(goboard.PatternPolicy(), threads=2.0)  # type: ignore[arg-type]
+
+
+def test_the_search_starts_rollouts_before_the_network_and_always_waits() -> None:
+    events: list[str] = []
+
+    class Later:
+        def values(self, positions: Positions) -> Any:
+            raise AssertionError("a ConcurrentRollouts is asked through values_later")
+
+        def values_later(self, positions: Positions) -> Any:
+            events.append("start")
+
+            def done() -> Any:
+                events.append("wait")
+                return np.zeros(len(positions), dtype=np.float32)
+
+            return done
+
+    class Network(UniformEvaluator):
+        fail = False
+
+        def evaluate(self, positions: Positions) -> Any:
+            events.append("network")
+            if self.fail:
+                raise RuntimeError("the network failed")
+            return super().evaluate(positions)
+
+    assert isinstance(Later(), ConcurrentRollouts)
+    network = Network()
+    config = AlphaGo2016Config(num_simulations=8, mix_lambda=0.5)
+    board = goboard.Board(5, komi=0.5)
+    AlphaGo2016(network, board, config, rng=1, rollout=Later()).search()
+    assert len(events) >= 6 and events == ["start", "network", "wait"] * (
+        len(events) // 3
+    )
+    # A failing network still waits for the rollouts it started.
+    events.clear()
+    network.fail = True
+    with pytest.raises(RuntimeError, match="the network failed"):
+        AlphaGo2016(network, board, config, rng=1, rollout=Later()).search()
+    assert events == ["start", "network", "wait"]

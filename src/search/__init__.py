@@ -9,6 +9,7 @@ engine stepping many trees in lock-step; networks reach it only through the
 from .config import AlphaGo2016Config, GumbelConfig, SearchConfig, UCTConfig
 from .evaluator import (
     CachedEvaluator,
+    ConcurrentRollouts,
     Evaluator,
     Positions,
     RolloutEvaluator,
@@ -31,6 +32,7 @@ __all__ = [
     "AlphaGo2016Config",
     "CachedEvaluator",
     "Callback",
+    "ConcurrentRollouts",
     "Evaluator",
     "Gumbel",
     "GumbelConfig",

@@ -24,7 +24,14 @@ from . import _step
 from ._roots import RootsMixin, Seeds, as_boards, make_rngs
 from ._step import Idx, ScoreFn, Walks
 from .config import SearchConfig, UCTConfig, _Common
-from .evaluator import TRUSTED, Evaluator, Positions, RolloutPolicy, check_output
+from .evaluator import (
+    TRUSTED,
+    ConcurrentRollouts,
+    Evaluator,
+    Positions,
+    RolloutPolicy,
+    check_output,
+)
 from .filters import MoveFilter, filter_legal
 from .puct import forced_visits, ucb1_scores
 from .result import SearchResult
@@ -522,16 +529,25 @@ class MCTS(RootsMixin):
         ``expand`` (all of them if ``all_expand``)."""
         t = self.tree
         positions = Positions._unchecked(self.pool, slots)
-        priors, values = check_output(
-            self.evaluator.evaluate(positions),
-            pos.shape[0],
-            t.num_actions,
-            trusted=self._trusted,
-        )
+        rollout = self.rollout if self.mix_lambda > 0.0 else None
+        later = None  # rollouts playing while the network evaluates
+        if isinstance(rollout, ConcurrentRollouts):
+            later = rollout.values_later(positions)
+        try:
+            priors, values = check_output(
+                self.evaluator.evaluate(positions),
+                pos.shape[0],
+                t.num_actions,
+                trusted=self._trusted,
+            )
+        except BaseException:
+            if later is not None:
+                later()  # no rollout may still read the pool once the search goes on
+            raise
         v = values.astype(np.float64)
-        if self.rollout is not None and self.mix_lambda > 0.0:
-            z = self.rollout.values(positions).astype(np.float64)
-            v = (1.0 - self.mix_lambda) * v + self.mix_lambda * z
+        if rollout is not None:
+            z = later() if later is not None else rollout.values(positions)
+            v = (1.0 - self.mix_lambda) * v + self.mix_lambda * z.astype(np.float64)
         if all_expand:
             self._store_priors(pos, priors, positions.legal_masks())
         elif expand.any():

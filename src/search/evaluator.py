@@ -20,7 +20,7 @@ wrapper :class:`CachedEvaluator`.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -30,6 +30,7 @@ import goboard
 
 __all__ = [
     "CachedEvaluator",
+    "ConcurrentRollouts",
     "Evaluator",
     "Positions",
     "RolloutEvaluator",
@@ -117,6 +118,19 @@ class RolloutPolicy(Protocol):
     one; a learned fast rollout policy can take its place."""
 
     def values(self, positions: Positions) -> NDArray[np.float32]: ...
+
+
+@runtime_checkable
+class ConcurrentRollouts(RolloutPolicy, Protocol):
+    """A rollout policy that can play while the search evaluates the network:
+    ``values_later(positions)`` may start the rollouts on other threads and returns a
+    callable that waits for them and gives ``values(positions)``. The search calls it
+    exactly once, also when the network fails, so no rollout still reads the pool when
+    the search changes it."""
+
+    def values_later(
+        self, positions: Positions
+    ) -> Callable[[], NDArray[np.float32]]: ...
 
 
 def check_output(

@@ -8,7 +8,8 @@ with the outcomes of the learned rollout policy, as the 2016 paper did.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor, wait
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,8 +30,9 @@ class PatternRollouts:
     UCT or PUCT) its priors are uniform over the legal moves.
 
     With ``threads`` > 1 a batch of positions is split into that many contiguous parts
-    played at once (the C rollouts release the GIL), the calling thread taking the
-    first; each part plays the random streams the whole batch would give its
+    played at once on worker threads (the C rollouts release the GIL), and
+    :meth:`values_later` starts them before the search evaluates the network on the
+    same leaves; each part plays the random streams the whole batch would give its
     positions, so the values do not depend on ``threads``. On 19x19 the rollouts take
     about two thirds of a move's time in the mixed search (README), so cores the
     network leaves idle buy speed here.
@@ -66,38 +68,55 @@ class PatternRollouts:
 
     def values(self, positions: Positions) -> NDArray[np.float32]:
         """float32 [B]: mean rollout outcome from each position's side to move."""
+        return self.values_later(positions)()
+
+    def values_later(self, positions: Positions) -> Callable[[], NDArray[np.float32]]:
+        """``values(positions)`` as a callable that waits for them. With ``threads``
+        > 1 every part starts now on the worker threads, so the search's network
+        evaluation runs meanwhile; with one thread they play when it is called."""
         if len(positions) == 0:
-            return np.zeros(0, dtype=np.float32)
+            return lambda: np.zeros(0, dtype=np.float32)
         seed = int(self._rng.integers(0, 2**63))
-        scores = self._scores(positions.pool, positions.slots, seed)
+        pool, slots = positions.pool, positions.slots
+        if min(self.threads, len(slots)) == 1:
+            return lambda: self._values(pool, slots, self._play(pool, slots, seed, 0))
+        parts = self._start(pool, slots, seed)
+        return lambda: self._values(pool, slots, self._gather(parts))
+
+    def _values(
+        self, pool: goboard.Pool, slots: NDArray[np.int64], scores: NDArray[np.float64]
+    ) -> NDArray[np.float32]:
         wins = np.sign(scores).mean(axis=1)
-        to_play = positions.pool.to_play(positions.slots)
-        values: NDArray[np.float32] = (wins * to_play).astype(np.float32)
+        values: NDArray[np.float32] = (wins * pool.to_play(slots)).astype(np.float32)
         return values
 
-    def _scores(
-        self, pool: goboard.Pool, slots: NDArray[np.int64], seed: int
+    def _play(
+        self, pool: goboard.Pool, slots: NDArray[np.int64], seed: int, first: int
     ) -> NDArray[np.float64]:
-        parts = min(self.threads, len(slots))
-        play = self.policy.pool_playouts
-        if parts == 1:
-            return play(pool, slots, self.playouts, seed)
+        return self.policy.pool_playouts(pool, slots, self.playouts, seed, first)
+
+    def _start(
+        self, pool: goboard.Pool, slots: NDArray[np.int64], seed: int
+    ) -> list[Future[NDArray[np.float64]]]:
+        """Contiguous parts of slots, one a thread, each playing the streams the whole
+        batch gives its slots (``first``), so the scores do not depend on threads."""
         if self._workers is None:
             self._workers = ThreadPoolExecutor(
-                self.threads - 1, thread_name_prefix="rollouts"
+                self.threads, thread_name_prefix="rollouts"
             )
+        parts = min(self.threads, len(slots))
         bounds = [len(slots) * k // parts for k in range(parts + 1)]
-        rest = [
-            self._workers.submit(play, pool, slots[a:b], self.playouts, seed, a)
-            for a, b in zip(bounds[1:-1], bounds[2:], strict=True)
+        return [
+            self._workers.submit(self._play, pool, slots[a:b], seed, a)
+            for a, b in zip(bounds[:-1], bounds[1:], strict=True)
         ]
-        try:
-            first = play(pool, slots[: bounds[1]], self.playouts, seed, 0)
-        finally:
-            # Every part has stopped reading the pool before the search may change
-            # it, even when one of them failed.
-            wait(rest)
-        return np.concatenate([first] + [f.result() for f in rest])
+
+    @staticmethod
+    def _gather(parts: list[Future[NDArray[np.float64]]]) -> NDArray[np.float64]:
+        # Every part has stopped reading the pool before the search may change it,
+        # even when one of them failed.
+        wait(parts)
+        return np.concatenate([f.result() for f in parts])
 
     def evaluate(self, positions: Positions) -> Output:
         return _uniform(positions.legal_masks()), self.values(positions)
