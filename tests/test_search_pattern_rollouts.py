@@ -178,3 +178,27 @@ def test_the_search_starts_rollouts_before_the_network_and_always_waits() -> Non
     with pytest.raises(RuntimeError, match="the network failed"):
         AlphaGo2016(network, board, config, rng=1, rollout=Later()).search()
     assert events == ["start", "network", "wait"]
+
+
+def test_values_later_returns_while_the_parts_still_play() -> None:
+    gate = threading.Event()
+
+    class Gated:
+        def __init__(self, policy: goboard.PatternPolicy) -> None:
+            self.policy = policy
+
+        def pool_playouts(
+            self, pool: goboard.Pool, slots: Any, n: int, seed: int, first: int = 0
+        ) -> Any:
+            assert gate.wait(timeout=10), "the caller never let the parts finish"
+            return self.policy.pool_playouts(pool, slots, n, seed, first)
+
+    boards = [goboard.Board(5, komi=0.5) for _ in range(4)]
+    positions = Positions(goboard.Pool(boards, 1), np.arange(4))
+    policy = goboard.PatternPolicy()
+    want = PatternRollouts(policy, playouts=2, seed=9).values(positions)
+    rollouts = PatternRollouts(policy, playouts=2, seed=9, threads=2)
+    rollouts.policy = Gated(policy)  # type: ignore[assignment]
+    later = rollouts.values_later(positions)  # returns with both parts blocked
+    gate.set()
+    np.testing.assert_array_equal(later(), want)
