@@ -486,7 +486,8 @@ def test_rollouts_mixed_into_every_leaf(
         CONFIG, search=search, mix_lambda=0.5, rollout_weights=weights
     )
     counts = {"net": 0, "rollouts": 0, "mix": []}
-    evaluate, values = NetEvaluator.evaluate, PatternRollouts.values
+    # The search asks PatternRollouts through values_later (see ConcurrentRollouts).
+    evaluate, values = NetEvaluator.evaluate, PatternRollouts.values_later
     init = cls.__init__
 
     def counted_evaluate(self: NetEvaluator, positions: Positions) -> Any:
@@ -502,7 +503,7 @@ def test_rollouts_mixed_into_every_leaf(
         counts["mix"].append(self.mix_lambda)
 
     monkeypatch.setattr(NetEvaluator, "evaluate", counted_evaluate)
-    monkeypatch.setattr(PatternRollouts, "values", counted_values)
+    monkeypatch.setattr(PatternRollouts, "values_later", counted_values)
     monkeypatch.setattr(cls, "__init__", recorded_init)
     result = play_games(net(), config, 3, seed=4)
     # The play engine's leaf evaluation: every position the net saw was played out.

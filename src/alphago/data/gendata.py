@@ -276,7 +276,12 @@ def generate(
         for index in indices:
             record: GameRecord | None = None
             try:
-                if engine is None or not engine.alive():
+                if engine is not None and not engine.alive():
+                    # Died or killed by a stop since its last game: tidy it (its pipes)
+                    # before a new one replaces it, or the stop leaves it open.
+                    engine.close()
+                    engine = None
+                if engine is None:
                     engine = start_engine(w)
                     if engine is None:
                         break
