@@ -2,7 +2,11 @@
 #include "planes.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "playout.h"
 
@@ -200,12 +204,14 @@ enum {
 };
 #define LIST_LIBS 8 /* liberties listed per string: all of them for strings with <= 8 */
 
-/* What the analysis of one position keeps: liberty lists at string heads and a mark
- * array, so a move's outcome is counted without playing it. */
+/* What the analysis of one position keeps: a mark array, and the liberty lists of the
+ * side to move's strings that a move joins to another (listed when first needed), so
+ * a move's outcome is counted without playing it. */
 typedef struct analysis {
     const gb_board *b;
     uint16_t epoch;
     uint16_t mark[GB_ARR_SIZE];          /* == epoch: seen in the current count */
+    uint8_t listed[GB_ARR_SIZE];         /* 1: libs[h] holds the string at h's list */
     gb_loc libs[GB_ARR_SIZE][LIST_LIBS]; /* heads of own strings with <= 8 liberties */
 } analysis;
 
@@ -217,33 +223,38 @@ typedef struct outcome {
     bool ladder;  /* a neighbouring string may start a ladder read (see alphago_planes) */
 } outcome;
 
-/* Lists the liberties of the side to move's strings: a move's outcome joins only those
- * (opponent strings matter by their counts and, when captured, their stones). */
-static void
-list_liberties(analysis *a)
+/* The liberties of the side to move's string at head h (<= LIST_LIBS of them), listed
+ * on first use: only a move that joins two strings needs them, so most strings never
+ * are. Uses the marks: call it before a count starts. */
+static const gb_loc *
+liberties_of(analysis *a, gb_loc h)
 {
+    if (a->listed[h])
+        return a->libs[h];
     const gb_board *b = a->b;
-    const gb_color own = b->to_play;
-    for (int row = 0; row < b->size; row++) {
-        for (int col = 0; col < b->size; col++) {
-            gb_loc h = (gb_loc)((row + 1) * b->stride + col + 1);
-            if (b->color[h] != own || b->head[h] != h || b->libs[h] > LIST_LIBS)
-                continue;
-            int n = 0;
-            gb_loc s = h;
-            a->epoch++;
-            do {
-                for (int d = 0; d < 4; d++) {
-                    gb_loc e = (gb_loc)(s + b->adj[d]);
-                    if (b->color[e] == GB_EMPTY && a->mark[e] != a->epoch) {
-                        a->mark[e] = a->epoch;
-                        a->libs[h][n++] = e;
-                    }
-                }
-                s = b->next[s];
-            } while (s != h && n < b->libs[h]);
+    int n = 0;
+    gb_loc s = h;
+    a->epoch++;
+    do {
+        for (int d = 0; d < 4; d++) {
+            gb_loc e = (gb_loc)(s + b->adj[d]);
+            if (b->color[e] == GB_EMPTY && a->mark[e] != a->epoch) {
+                a->mark[e] = a->epoch;
+                a->libs[h][n++] = e;
+            }
         }
-    }
+        s = b->next[s];
+    } while (s != h && n < b->libs[h]);
+    a->listed[h] = 1;
+    return a->libs[h];
+}
+
+/* Whether the empty point e touches a stone of the string at head h. */
+static inline bool
+touches(const gb_board *b, gb_loc e, gb_loc h)
+{
+    return (b->head[e + b->adj[0]] == h) | (b->head[e + b->adj[1]] == h) |
+           (b->head[e + b->adj[2]] == h) | (b->head[e + b->adj[3]] == h);
 }
 
 /* Marks e for the current count; 1 if it was not marked yet, else 0. Branch-free: on
@@ -298,24 +309,40 @@ move_outcome(analysis *a, gb_loc v, gb_loc heads[4])
     }
     int libs = 0;
     bool many = false; /* a joined string keeps 8 or more liberties anyway */
-    a->epoch++;
-    a->mark[v] = a->epoch;
-    for (int d = 0; d < 4; d++) {
-        gb_loc e = (gb_loc)(v + b->adj[d]);
-        if (b->color[e] == GB_EMPTY)
-            libs += mark_new(a, e);
+    for (int f = 0; f < nfriends; f++)
+        many |= b->libs[friends[f]] > LIST_LIBS;
+    if (many) {
+        o.libs = 8;
+        return o;
     }
-    for (int f = 0; f < nfriends; f++) {
-        gb_loc h = friends[f];
-        if (b->libs[h] > LIST_LIBS) {
-            many = true;
-            break;
+    if (nfriends == 1) {
+        /* One string joined (most moves): its liberties but v, and each empty
+         * neighbour of v it does not touch yet; no list needed. */
+        gb_loc h = friends[0];
+        libs = b->libs[h] - 1;
+        for (int d = 0; d < 4; d++) {
+            gb_loc e = (gb_loc)(v + b->adj[d]);
+            if (b->color[e] == GB_EMPTY)
+                libs += !touches(b, e, h);
         }
-        for (int i = 0; i < b->libs[h]; i++)
-            libs += mark_new(a, a->libs[h][i]);
+        a->epoch++; /* fresh marks for the captured stones below */
+    } else {
+        const gb_loc *lists[4];
+        for (int f = 0; f < nfriends; f++)
+            lists[f] = liberties_of(a, friends[f]);
+        a->epoch++;
+        a->mark[v] = a->epoch;
+        for (int d = 0; d < 4; d++) {
+            gb_loc e = (gb_loc)(v + b->adj[d]);
+            if (b->color[e] == GB_EMPTY)
+                libs += mark_new(a, e);
+        }
+        for (int f = 0; f < nfriends; f++)
+            for (int i = 0; i < b->libs[friends[f]]; i++)
+                libs += mark_new(a, lists[f][i]);
     }
     /* A captured stone becomes a liberty if it touches v or a joined string. */
-    for (int i = 0; i < ncaptured && !many; i++) {
+    for (int i = 0; i < ncaptured; i++) {
         gb_loc s = captured[i];
         do {
             for (int d = 0; d < 4; d++) {
@@ -331,26 +358,21 @@ move_outcome(analysis *a, gb_loc v, gb_loc heads[4])
             s = b->next[s];
         } while (s != captured[i]);
     }
-    o.libs = many || libs > 8 ? 8 : libs;
+    o.libs = libs > 8 ? 8 : libs;
     return o;
 }
 
-/* Where one board's planes go: plane k at base + k * plane_values values of elem bytes.
- * Every plane starts zeroed; only ones are written, straight into the caller's array. */
+/* Where one board's planes go: plane k at base + k * points, one byte a value. Every
+ * plane starts zeroed; only ones are written. */
 typedef struct plane_out {
-    char *base;
-    int64_t plane_values;
+    uint8_t *base;
+    int points;
 } plane_out;
 
-/* elem is a constant in each caller, so the branch folds away. */
 static inline void
-put(const plane_out *o, size_t elem, int plane, int p)
+put(const plane_out *o, int plane, int p)
 {
-    int64_t i = plane * o->plane_values + p;
-    if (elem == sizeof(float))
-        ((float *)(void *)o->base)[i] = 1.0f;
-    else
-        ((uint8_t *)o->base)[i] = 1;
+    o->base[(int64_t)plane * o->points + p] = 1;
 }
 
 static inline int
@@ -424,14 +446,14 @@ is_legal(const legality *l, const gb_board *b, gb_loc v, int p, int captured, in
 /* The ones of one board's planes (the caller zeroes and fills the constant planes). */
 static inline void
 alphago_planes(analysis *a, const gb_stone_history *h, const legality *legal,
-               gb_board *scratch, const plane_out *out, const size_t elem)
+               gb_board *scratch, const plane_out *out)
 {
     const gb_board *b = a->b;
     const int n = b->size;
     const gb_color own = b->to_play, opp = (gb_color)-own;
     a->epoch = 0;
     memset(a->mark, 0, sizeof a->mark);
-    list_liberties(a);
+    memset(a->listed, 0, sizeof a->listed);
     uint8_t ages[GB_ARR_SIZE];
     stone_ages(b, h, ages);
     bool loaded = false; /* scratch holds b for ladder reads */
@@ -440,38 +462,35 @@ alphago_planes(analysis *a, const gb_stone_history *h, const legality *legal,
             gb_loc v = (gb_loc)((row + 1) * b->stride + col + 1);
             gb_color c = b->color[v];
             if (c != GB_EMPTY) {
-                put(out, elem, c == own ? P_OWN : P_OPP, p);
-                put(out, elem, P_TURNS + ages[v] - 1, p);
-                put(out, elem, P_LIBS + cap(b->libs[b->head[v]], 8) - 1, p);
+                put(out, c == own ? P_OWN : P_OPP, p);
+                put(out, P_TURNS + ages[v] - 1, p);
+                put(out, P_LIBS + cap(b->libs[b->head[v]], 8) - 1, p);
                 continue;
             }
-            put(out, elem, P_EMPTY, p);
-            /* No stone next to v (half the empty points of a middle game): the move
-             * captures nothing, keeps every neighbour as a liberty, fills no eye and
-             * starts no ladder. */
+            put(out, P_EMPTY, p);
             int edges = (row == 0) + (row == n - 1) + (col == 0) + (col == n - 1);
             if (b->nempty[v] + edges == 4) {
                 if (!is_legal(legal, b, v, p, 0, b->nempty[v]))
                     continue;
-                put(out, elem, P_CAPTURE, p);
+                put(out, P_CAPTURE, p);
                 if (b->nempty[v] == 1)
-                    put(out, elem, P_SELF_ATARI, p);
-                put(out, elem, P_LIBS_AFTER + b->nempty[v] - 1, p);
-                put(out, elem, P_SENSIBLE, p);
+                    put(out, P_SELF_ATARI, p);
+                put(out, P_LIBS_AFTER + b->nempty[v] - 1, p);
+                put(out, P_SENSIBLE, p);
                 continue;
             }
             gb_loc heads[4];
             outcome o = move_outcome(a, v, heads);
             if (!is_legal(legal, b, v, p, o.captured, o.libs))
                 continue;
-            put(out, elem, P_CAPTURE + cap(o.captured, 7), p);
+            put(out, P_CAPTURE + cap(o.captured, 7), p);
             if (o.libs == 1)
-                put(out, elem, P_SELF_ATARI + cap(o.stones, 8) - 1, p);
+                put(out, P_SELF_ATARI + cap(o.stones, 8) - 1, p);
             if (o.libs > 0)
-                put(out, elem, P_LIBS_AFTER + o.libs - 1, p);
+                put(out, P_LIBS_AFTER + o.libs - 1, p);
             /* A true eye has no empty neighbour: most points need no eye test. */
             if (b->nempty[v] > 0 || !gb_board_is_true_eye(b, v, own))
-                put(out, elem, P_SENSIBLE, p);
+                put(out, P_SENSIBLE, p);
             bool ladder_capture = false, ladder_escape = false;
             for (int d = 0; d < 4 && o.ladder; d++) {
                 gb_loc hd = heads[d];
@@ -495,9 +514,9 @@ alphago_planes(analysis *a, const gb_stone_history *h, const legality *legal,
                     ladder_escape = gb_ladder_escapes(scratch, v, hd);
             }
             if (ladder_capture)
-                put(out, elem, P_LADDER_CAPTURE, p);
+                put(out, P_LADDER_CAPTURE, p);
             if (ladder_escape)
-                put(out, elem, P_LADDER_ESCAPE, p);
+                put(out, P_LADDER_ESCAPE, p);
         }
     }
 }
@@ -526,36 +545,77 @@ prefetch_board(const gb_board *b, const gb_stone_history *h)
 #endif
 }
 
+/* Batches whose float output is larger than this are streamed past the cache. */
+#define STREAM_BYTES (4 << 20)
+
+/* out[0 .. n) = bytes[0 .. n) as floats. With stream (a batch's output many times the
+ * cache, not read again here) the stores bypass the cache where the CPU can: a cached
+ * store first reads from memory the line it writes. A small batch stays cached for the
+ * network that reads it next. */
+static void
+widen_f32(float *restrict out, const uint8_t *restrict bytes, int64_t n, bool stream)
+{
+    int64_t i = 0;
+#if defined(__SSE2__)
+    for (; stream && i < n && ((uintptr_t)(out + i) & 15) != 0; i++)
+        out[i] = (float)bytes[i];
+    const __m128i zero = _mm_setzero_si128();
+    for (; stream && i + 16 <= n; i += 16) {
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(bytes + i));
+        __m128i lo = _mm_unpacklo_epi8(b, zero), hi = _mm_unpackhi_epi8(b, zero);
+        _mm_stream_ps(out + i, _mm_cvtepi32_ps(_mm_unpacklo_epi16(lo, zero)));
+        _mm_stream_ps(out + i + 4, _mm_cvtepi32_ps(_mm_unpackhi_epi16(lo, zero)));
+        _mm_stream_ps(out + i + 8, _mm_cvtepi32_ps(_mm_unpacklo_epi16(hi, zero)));
+        _mm_stream_ps(out + i + 12, _mm_cvtepi32_ps(_mm_unpackhi_epi16(hi, zero)));
+    }
+#endif
+    for (; i < n; i++)
+        out[i] = (float)bytes[i];
+}
+
 static void
 write_alphago(const gb_board *const *boards, const gb_stone_history *const *histories,
               const gb_legal_source *legal, int64_t count, int set, gb_board *scratch,
               char *out, int64_t stride_b, int64_t stride_c,
               const struct plane_kernels *kern)
 {
-    const int64_t plane_bytes = stride_c * (int64_t)kern->elem;
     const int planes = gb_features_count(set);
+    const bool widen = kern->elem == sizeof(float);
+    const bool stream = widen && count * stride_b * (int64_t)sizeof(float) > STREAM_BYTES;
     analysis a;
+    /* Float planes are first written as bytes here, in the cache, then widened in one
+     * sequential pass: zeroing a board's 69 KB of floats and scattering ones into them
+     * cost more. Byte planes back to back go straight into the caller's array. */
+    uint8_t bytes[49 * GB_MAX_POINTS]; /* alphago49 has the most planes */
     for (int64_t i = 0; i < count; i++) {
         if (i + 1 < count)
             prefetch_board(boards[i + 1], histories[i + 1]);
         const int points = boards[i]->size * boards[i]->size;
-        plane_out o = {out + i * stride_b * (int64_t)kern->elem, stride_c};
-        /* Planes back to back (the usual layout) are zeroed by one call: per-plane calls
-         * of 1.4 KB each cost more in call and start-up overhead than in writing. */
-        if (stride_c == points)
-            kern->fill(o.base, planes * points, 0);
-        for (int k = 0; k < planes; k++) {
-            int ones = k == P_ONES || (k == P_BLACK && boards[i]->to_play == GB_BLACK);
-            if (ones || stride_c != points)
-                kern->fill(o.base + k * plane_bytes, points, ones);
-        }
+        const int64_t values = (int64_t)planes * points;
+        char *board_out = out + i * stride_b * (int64_t)kern->elem;
+        const bool direct = !widen && stride_c == points;
+        plane_out o = {direct ? (uint8_t *)board_out : bytes, points};
+        memset(o.base, 0, (size_t)values);
+        memset(o.base + P_ONES * points, 1, (size_t)points);
+        if (set == GB_FEATURES_ALPHAGO49 && boards[i]->to_play == GB_BLACK)
+            memset(o.base + P_BLACK * points, 1, (size_t)points);
         a.b = boards[i];
         const legality l = legality_of(legal, i, boards[i]);
-        if (kern->elem == sizeof(float))
-            alphago_planes(&a, histories[i], &l, scratch, &o, sizeof(float));
-        else
-            alphago_planes(&a, histories[i], &l, scratch, &o, 1);
+        alphago_planes(&a, histories[i], &l, scratch, &o);
+        if (widen && stride_c == points)
+            widen_f32((float *)(void *)board_out, bytes, values, stream);
+        for (int k = 0; k < planes && stride_c != points; k++) {
+            char *plane = board_out + k * stride_c * (int64_t)kern->elem;
+            if (widen)
+                widen_f32((float *)(void *)plane, bytes + k * points, points, stream);
+            else
+                memcpy(plane, bytes + k * points, (size_t)points);
+        }
     }
+#if defined(__SSE2__)
+    if (stream)
+        _mm_sfence(); /* the streamed stores are seen before the caller reads the planes */
+#endif
 }
 
 static int
