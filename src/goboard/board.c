@@ -327,11 +327,9 @@ empty_point_legality(const gb_board *b, gb_loc v, const gb_rules *rules,
 {
     bool superko = rules->ko != GB_KO_SIMPLE && history != NULL;
     /* Fast path: with an empty neighbour the move is no suicide, and under simple ko
-     * nothing else can forbid it; nor can superko a quiet move while no earlier
-     * position had more stones (gb_board_legal_mask). */
-    if (b->nempty[v] > 0 &&
-        (!superko ||
-         (gb_board_stone_count(b) >= history->most_stones && quiet_move(b, v))))
+     * nothing else can forbid it; nor can superko a quiet move that cannot repeat. */
+    if (b->nempty[v] > 0 && (!superko || (gb_board_quiet_is_new(b, rules, history) &&
+                                          quiet_move(b, v))))
         return GB_OK;
     uint64_t key = 0;
     int rc = move_legality_key(b, v, rules, superko, &key);
@@ -376,12 +374,11 @@ atari_liberty(const gb_board *b, gb_loc h)
 
 /* The common case is decided without a branch: a point is surely legal when it is
  * empty, not the ko point, has an empty neighbour and (with superko) is a quiet move
- * that cannot repeat a position: one with one stone more and no capture, while no
- * earlier position had more stones than this one (only a capture since then allows
- * that). Whether a point holds a stone is a coin flip to the branch predictor, and the
- * features of a batch of boards ask for a mask per board. Only the rest branch; their
- * superko keys are computed and their slots prefetched first, so the lookups (a cold
- * slot array per board in a batch) wait for memory together. */
+ * that cannot repeat a position (gb_board_quiet_is_new). Whether a point holds a
+ * stone is a coin flip to the branch predictor, and the features of a batch of boards
+ * ask for a mask per board. Only the rest branch; their superko keys are computed and
+ * their slots prefetched first, so the lookups (a cold slot array per board in a
+ * batch) wait for memory together. */
 void
 gb_board_legal_mask(const gb_board *b, const gb_rules *rules, const gb_keyset *history,
                     uint8_t *out)
@@ -392,8 +389,7 @@ gb_board_legal_mask(const gb_board *b, const gb_rules *rules, const gb_keyset *h
         return;
     }
     const bool superko = rules->ko != GB_KO_SIMPLE && history != NULL;
-    const int most = superko ? history->most_stones : 0;
-    const bool quiet_is_new = gb_board_stone_count(b) >= most;
+    const bool quiet_is_new = gb_board_quiet_is_new(b, rules, history);
     /* Under superko a move next to an opponent string in atari captures, and is not
      * quiet: mark the one liberty of each such string, found from the string's head
      * (rare, so the test predicts well), rather than look at four neighbours of every

@@ -9,6 +9,7 @@
 #define GB_BOARD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gb_config.h"
@@ -69,6 +70,18 @@ static inline bool
 gb_board_is_over(const gb_board *b)
 {
     return b->passes >= 2 || b->resigned != GB_EMPTY;
+}
+
+/* Whether a quiet move on b (one stone more, nothing captured) surely repeats no
+ * position of `history`: always under simple ko or without a history; under superko
+ * while no earlier position had more stones than b, since only a capture since then
+ * could let the count come back to an earlier position's. The legality code skips
+ * the superko lookups of such moves. */
+static inline bool
+gb_board_quiet_is_new(const gb_board *b, const gb_rules *rules, const gb_keyset *history)
+{
+    return rules->ko == GB_KO_SIMPLE || history == NULL ||
+           gb_board_stone_count(b) >= history->most_stones;
 }
 
 /* Heads of the four neighbours of v with repeats and non-strings set to GB_NULL_LOC,

@@ -405,7 +405,7 @@ typedef struct legality {
     const gb_rules *rules;
     const gb_keyset *keys;
     bool over;               /* the game is over: nothing is legal */
-    bool quiet_is_new;       /* a quiet move cannot repeat a position (board.c) */
+    bool quiet_is_new;       /* gb_board_quiet_is_new */
 } legality;
 
 static legality
@@ -419,8 +419,7 @@ legality_of(const gb_legal_source *src, int64_t i, const gb_board *b)
     l.rules = src->rules[i];
     l.keys = src->keys[i];
     l.over = gb_board_is_over(b);
-    if (l.rules->ko != GB_KO_SIMPLE && l.keys != NULL)
-        l.quiet_is_new = gb_board_stone_count(b) >= l.keys->most_stones;
+    l.quiet_is_new = gb_board_quiet_is_new(b, l.rules, l.keys);
     return l;
 }
 
@@ -428,9 +427,9 @@ legality_of(const gb_legal_source *src, int64_t i, const gb_board *b)
  * string of `libs` liberties and has captured `captured` stones (move_outcome). Without a
  * mask, the common case needs no lookup: a move that is not the ko point, leaves its
  * string a liberty and captures nothing is legal while a quiet move cannot repeat a
- * position (gb_board_legal_mask); the rest (captures, suicides, a board after a capture)
- * ask gb_board_legality, the rules' one implementation. This spares the writer a
- * separate pass over the board for the mask. */
+ * position (gb_board_quiet_is_new); the rest (captures, suicides, a board after a
+ * capture) ask gb_board_legality, the rules' one implementation. This spares the
+ * writer a separate pass over the board for the mask. */
 static inline bool
 is_legal(const legality *l, const gb_board *b, gb_loc v, int p, int captured, int libs)
 {
