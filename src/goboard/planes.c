@@ -467,6 +467,9 @@ alphago_planes(analysis *a, const gb_stone_history *h, const legality *legal,
                 continue;
             }
             put(out, P_EMPTY, p);
+            /* No stone next to v (half the empty points of a middle game): the move
+             * captures nothing, keeps every neighbour as a liberty, fills no eye and
+             * starts no ladder. */
             int edges = (row == 0) + (row == n - 1) + (col == 0) + (col == n - 1);
             if (b->nempty[v] + edges == 4) {
                 if (!is_legal(legal, b, v, p, 0, b->nempty[v]))
