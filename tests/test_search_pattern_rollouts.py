@@ -202,3 +202,46 @@ def test_values_later_returns_while_the_parts_still_play() -> None:
     later = rollouts.values_later(positions)  # returns with both parts blocked
     gate.set()
     np.testing.assert_array_equal(later(), want)
+
+
+def test_an_interrupt_while_waiting_still_waits_for_every_part(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Ctrl-C inside the wait: the interrupt goes on only once no part reads the pool.
+    from search import pattern_rollouts
+
+    gate = threading.Event()
+
+    class Gated:
+        def __init__(self, policy: goboard.PatternPolicy) -> None:
+            self.policy = policy
+
+        def pool_playouts(
+            self, pool: goboard.Pool, slots: Any, n: int, seed: int, first: int = 0
+        ) -> Any:
+            assert gate.wait(timeout=10), "the parts were never let finish"
+            return self.policy.pool_playouts(pool, slots, n, seed, first)
+
+    real_wait = pattern_rollouts.wait
+    calls: list[list[bool]] = []
+    seen: list[Any] = []
+
+    def interrupted_once(parts: Any) -> Any:
+        seen[:] = parts
+        calls.append([f.done() for f in parts])
+        if len(calls) == 1:
+            gate.set()  # the parts may finish now, after the interrupt
+            raise KeyboardInterrupt
+        return real_wait(parts)
+
+    monkeypatch.setattr(pattern_rollouts, "wait", interrupted_once)
+    boards = [goboard.Board(5, komi=0.5) for _ in range(4)]
+    positions = Positions(goboard.Pool(boards, 1), np.arange(4))
+    rollouts = PatternRollouts(goboard.PatternPolicy(), playouts=2, seed=9, threads=2)
+    rollouts.policy = Gated(rollouts.policy)  # type: ignore[assignment]
+    later = rollouts.values_later(positions)
+    with pytest.raises(KeyboardInterrupt):
+        later()
+    assert calls[0] == [False, False]  # both parts were still playing at the interrupt
+    assert len(calls) == 2  # waited again before the interrupt went on
+    assert len(seen) == 2 and all(f.done() for f in seen)

@@ -114,8 +114,18 @@ class PatternRollouts:
     @staticmethod
     def _gather(parts: list[Future[NDArray[np.float64]]]) -> NDArray[np.float64]:
         # Every part has stopped reading the pool before the search may change it,
-        # even when one of them failed.
-        wait(parts)
+        # even when one of them failed, and even on Ctrl-C: a notebook that goes on
+        # searching after an interrupt would otherwise change the pool under a part
+        # still playing (at most one batch's rollouts, about a second, to wait).
+        interrupted: BaseException | None = None
+        while True:
+            try:
+                wait(parts)
+                break
+            except BaseException as exc:  # KeyboardInterrupt, say: wait again
+                interrupted = interrupted or exc
+        if interrupted is not None:
+            raise interrupted
         return np.concatenate([f.result() for f in parts])
 
     def evaluate(self, positions: Positions) -> Output:
