@@ -180,25 +180,28 @@ def test_the_search_starts_rollouts_before_the_network_and_always_waits() -> Non
     assert events == ["start", "network", "wait"]
 
 
+class GatedPolicy:
+    """A PatternPolicy whose rollouts start playing only once ``gate`` is set."""
+
+    def __init__(self, policy: goboard.PatternPolicy, gate: threading.Event) -> None:
+        self.policy = policy
+        self.gate = gate
+
+    def pool_playouts(
+        self, pool: goboard.Pool, slots: Any, n: int, seed: int, first: int = 0
+    ) -> Any:
+        assert self.gate.wait(timeout=10), "the caller never let the parts finish"
+        return self.policy.pool_playouts(pool, slots, n, seed, first)
+
+
 def test_values_later_returns_while_the_parts_still_play() -> None:
     gate = threading.Event()
-
-    class Gated:
-        def __init__(self, policy: goboard.PatternPolicy) -> None:
-            self.policy = policy
-
-        def pool_playouts(
-            self, pool: goboard.Pool, slots: Any, n: int, seed: int, first: int = 0
-        ) -> Any:
-            assert gate.wait(timeout=10), "the caller never let the parts finish"
-            return self.policy.pool_playouts(pool, slots, n, seed, first)
-
     boards = [goboard.Board(5, komi=0.5) for _ in range(4)]
     positions = Positions(goboard.Pool(boards, 1), np.arange(4))
     policy = goboard.PatternPolicy()
     want = PatternRollouts(policy, playouts=2, seed=9).values(positions)
     rollouts = PatternRollouts(policy, playouts=2, seed=9, threads=2)
-    rollouts.policy = Gated(policy)  # type: ignore[assignment]
+    rollouts.policy = GatedPolicy(policy, gate)  # type: ignore[assignment]
     later = rollouts.values_later(positions)  # returns with both parts blocked
     gate.set()
     np.testing.assert_array_equal(later(), want)
@@ -211,17 +214,6 @@ def test_an_interrupt_while_waiting_still_waits_for_every_part(
     from search import pattern_rollouts
 
     gate = threading.Event()
-
-    class Gated:
-        def __init__(self, policy: goboard.PatternPolicy) -> None:
-            self.policy = policy
-
-        def pool_playouts(
-            self, pool: goboard.Pool, slots: Any, n: int, seed: int, first: int = 0
-        ) -> Any:
-            assert gate.wait(timeout=10), "the parts were never let finish"
-            return self.policy.pool_playouts(pool, slots, n, seed, first)
-
     real_wait = pattern_rollouts.wait
     calls: list[list[bool]] = []
     seen: list[Any] = []
@@ -238,7 +230,7 @@ def test_an_interrupt_while_waiting_still_waits_for_every_part(
     boards = [goboard.Board(5, komi=0.5) for _ in range(4)]
     positions = Positions(goboard.Pool(boards, 1), np.arange(4))
     rollouts = PatternRollouts(goboard.PatternPolicy(), playouts=2, seed=9, threads=2)
-    rollouts.policy = Gated(rollouts.policy)  # type: ignore[assignment]
+    rollouts.policy = GatedPolicy(rollouts.policy, gate)  # type: ignore[assignment]
     later = rollouts.values_later(positions)
     with pytest.raises(KeyboardInterrupt):
         later()
