@@ -570,6 +570,8 @@ widen_f32(float *restrict out, const uint8_t *restrict bytes, int64_t n, bool st
         _mm_stream_ps(out + i + 8, _mm_cvtepi32_ps(_mm_unpacklo_epi16(hi, zero)));
         _mm_stream_ps(out + i + 12, _mm_cvtepi32_ps(_mm_unpackhi_epi16(hi, zero)));
     }
+#else
+    (void)stream; /* no streaming stores here: plain ones */
 #endif
     for (; i < n; i++)
         out[i] = (float)bytes[i];
