@@ -589,8 +589,7 @@ cdef int _write_planes(const cb.gb_board **bp, const cb.gb_stone_history **hp,
     """
     cdef float[::1] f32
     cdef uint8_t[::1] u8
-    cdef int64_t stride_c = out.shape[2] * out.shape[3]
-    cdef int64_t stride_b = out.shape[1] * stride_c
+    cdef int64_t stride_b = out.shape[1] * out.shape[2] * out.shape[3]
     cdef cb.gb_board *scratch = NULL
     if cb.gb_features_need_moves(fs):
         scratch = <cb.gb_board *>PyMem_Malloc(cb.GB_LADDER_DEPTH * sizeof(cb.gb_board))
@@ -601,12 +600,11 @@ cdef int _write_planes(const cb.gb_board **bp, const cb.gb_stone_history **hp,
             f32 = out.reshape(-1)
             with nogil:
                 cb.gb_features_write_f32(bp, hp, legal, n, fs, scratch, &f32[0],
-                                         stride_b, stride_c)
+                                         stride_b)
         else:
             u8 = out.reshape(-1)
             with nogil:
-                cb.gb_features_write_u8(bp, hp, legal, n, fs, scratch, &u8[0], stride_b,
-                                        stride_c)
+                cb.gb_features_write_u8(bp, hp, legal, n, fs, scratch, &u8[0], stride_b)
     finally:
         PyMem_Free(scratch)
     return 0

@@ -159,13 +159,11 @@ cdef extern from "planes.h" nogil:
     int gb_features_write_f32(const gb_board *const *boards,
                               const gb_stone_history *const *histories,
                               const gb_legal_source *legal, int64_t n, int set,
-                              gb_board *scratch, float *out, int64_t stride_b,
-                              int64_t stride_c)
+                              gb_board *scratch, float *out, int64_t stride_b)
     int gb_features_write_u8(const gb_board *const *boards,
                              const gb_stone_history *const *histories,
                              const gb_legal_source *legal, int64_t n, int set,
-                             gb_board *scratch, uint8_t *out, int64_t stride_b,
-                             int64_t stride_c)
+                             gb_board *scratch, uint8_t *out, int64_t stride_b)
 
 
 cdef extern from "pool.h" nogil:

@@ -580,8 +580,7 @@ widen_f32(float *restrict out, const uint8_t *restrict bytes, int64_t n, bool st
 static void
 write_alphago(const gb_board *const *boards, const gb_stone_history *const *histories,
               const gb_legal_source *legal, int64_t count, int set, gb_board *scratch,
-              char *out, int64_t stride_b, int64_t stride_c,
-              const struct plane_kernels *kern)
+              char *out, int64_t stride_b, const struct plane_kernels *kern)
 {
     const int planes = gb_features_count(set);
     const bool widen = kern->elem == sizeof(float);
@@ -589,7 +588,7 @@ write_alphago(const gb_board *const *boards, const gb_stone_history *const *hist
     analysis a;
     /* Float planes are first written as bytes here, in the cache, then widened in one
      * sequential pass: zeroing a board's 69 KB of floats and scattering ones into them
-     * cost more. Byte planes back to back go straight into the caller's array. */
+     * cost more. Byte planes go straight into the caller's array. */
     uint8_t bytes[49 * GB_MAX_POINTS]; /* alphago49 has the most planes */
     for (int64_t i = 0; i < count; i++) {
         if (i + 1 < count)
@@ -597,8 +596,7 @@ write_alphago(const gb_board *const *boards, const gb_stone_history *const *hist
         const int points = boards[i]->size * boards[i]->size;
         const int64_t values = (int64_t)planes * points;
         char *board_out = out + i * stride_b * (int64_t)kern->elem;
-        const bool direct = !widen && stride_c == points;
-        plane_out o = {direct ? (uint8_t *)board_out : bytes, points};
+        plane_out o = {widen ? bytes : (uint8_t *)board_out, points};
         memset(o.base, 0, (size_t)values);
         memset(o.base + P_ONES * points, 1, (size_t)points);
         if (set == GB_FEATURES_ALPHAGO49 && boards[i]->to_play == GB_BLACK)
@@ -606,15 +604,8 @@ write_alphago(const gb_board *const *boards, const gb_stone_history *const *hist
         a.b = boards[i];
         const legality l = legality_of(legal, i, boards[i]);
         alphago_planes(&a, histories[i], &l, scratch, &o);
-        if (widen && stride_c == points)
+        if (widen)
             widen_f32((float *)(void *)board_out, bytes, values, stream);
-        for (int k = 0; k < planes && stride_c != points; k++) {
-            char *plane = board_out + k * stride_c * (int64_t)kern->elem;
-            if (widen)
-                widen_f32((float *)(void *)plane, bytes + k * points, points, stream);
-            else
-                memcpy(plane, bytes + k * points, (size_t)points);
-        }
     }
 #if defined(__SSE2__)
     if (stream)
@@ -625,20 +616,18 @@ write_alphago(const gb_board *const *boards, const gb_stone_history *const *hist
 static int
 write_planes(const gb_board *const *boards, const gb_stone_history *const *histories,
              const gb_legal_source *legal, int64_t count, int set, gb_board *scratch,
-             char *out, int64_t stride_b, int64_t stride_c,
-             const struct plane_kernels *kern)
+             char *out, int64_t stride_b, const struct plane_kernels *kern)
 {
     if (gb_features_count(set) == 0)
         return GB_ERR_SIZE;
     if (gb_features_need_moves(set)) {
-        write_alphago(boards, histories, legal, count, set, scratch, out, stride_b,
-                      stride_c, kern);
+        write_alphago(boards, histories, legal, count, set, scratch, out, stride_b, kern);
         return GB_OK;
     }
-    const int64_t plane_bytes = stride_c * (int64_t)kern->elem;
     for (int64_t i = 0; i < count; i++) {
         const gb_board *b = boards[i];
         const int n = b->size, points = n * n;
+        const int64_t plane_bytes = points * (int64_t)kern->elem;
         const gb_color own = b->to_play, opp = (gb_color)-b->to_play;
         char *base = out + i * stride_b * (int64_t)kern->elem;
         for (int k = 0; k < GB_HISTORY; k++) {
@@ -665,18 +654,18 @@ int
 gb_features_write_f32(const gb_board *const *boards,
                       const gb_stone_history *const *histories,
                       const gb_legal_source *legal, int64_t count, int set,
-                      gb_board *scratch, float *out, int64_t stride_b, int64_t stride_c)
+                      gb_board *scratch, float *out, int64_t stride_b)
 {
     return write_planes(boards, histories, legal, count, set, scratch, (char *)out,
-                        stride_b, stride_c, &f32_kernels);
+                        stride_b, &f32_kernels);
 }
 
 int
 gb_features_write_u8(const gb_board *const *boards,
                      const gb_stone_history *const *histories,
                      const gb_legal_source *legal, int64_t count, int set,
-                     gb_board *scratch, uint8_t *out, int64_t stride_b, int64_t stride_c)
+                     gb_board *scratch, uint8_t *out, int64_t stride_b)
 {
     return write_planes(boards, histories, legal, count, set, scratch, (char *)out,
-                        stride_b, stride_c, &u8_kernels);
+                        stride_b, &u8_kernels);
 }

@@ -98,19 +98,18 @@ typedef struct gb_legal_source {
 } gb_legal_source;
 
 /* Writes the planes of `set` for `count` boards: board i's plane c at out + i * stride_b +
- * c * stride_c, N * N contiguous values (row-major). For the alphago sets, `legal` says
+ * c * N * N, N * N contiguous values (row-major), the planes of a board back to back
+ * (stride_b >= planes * N * N values). For the alphago sets, `legal` says
  * where the legal moves come from and scratch has room for GB_LADDER_DEPTH boards;
  * other sets ignore both (NULL is fine). Returns GB_OK, or GB_ERR_SIZE for an unknown
  * set. Writes only out and scratch: safe without the GIL. */
 int gb_features_write_f32(const gb_board *const *boards,
                           const gb_stone_history *const *histories,
                           const gb_legal_source *legal, int64_t count, int set,
-                          gb_board *scratch, float *out, int64_t stride_b,
-                          int64_t stride_c);
+                          gb_board *scratch, float *out, int64_t stride_b);
 int gb_features_write_u8(const gb_board *const *boards,
                          const gb_stone_history *const *histories,
                          const gb_legal_source *legal, int64_t count, int set,
-                         gb_board *scratch, uint8_t *out, int64_t stride_b,
-                         int64_t stride_c);
+                         gb_board *scratch, uint8_t *out, int64_t stride_b);
 
 #endif /* GB_PLANES_H */
