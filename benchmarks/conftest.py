@@ -41,6 +41,8 @@ benchmarks that use it skip where that package is not installed.
   timing is on, ``<name>_per_s`` = count / seconds per call: the median time, or the
   mean time after ``seeded`` (the work varies from call to call, so total work over
   total time). The rates of every benchmark are printed after pytest-benchmark's table.
+- ``bench.ratio(name, value)`` records a ratio the benchmark measured itself (two
+  things timed in turn, so that both see the same load); ratios are printed first.
 """
 
 from __future__ import annotations
@@ -230,6 +232,7 @@ def positions() -> Callable[[int], Positions]:
 # ---- the bench wrapper and the rate summary ----------------------------------------
 
 _RATES: list[tuple[str, str, dict[str, float]]] = []
+_RATIOS: list[tuple[str, str, float]] = []
 
 
 class Bench:
@@ -302,6 +305,11 @@ class Bench:
             _RATES.append((group, self.nodeid.split("::")[-1], per_s))
         return per_s
 
+    def ratio(self, name: str, value: float) -> None:
+        """Record a ratio measured inside the benchmark (printed before the rates)."""
+        self.benchmark.extra_info[name] = value
+        _RATIOS.append((name, self.nodeid.split("::")[-1], value))
+
 
 @pytest.fixture
 def bench(benchmark: Any, request: pytest.FixtureRequest) -> Bench:
@@ -317,9 +325,14 @@ def _human(value: float) -> str:
 
 @pytest.hookimpl(trylast=True)  # after pytest-benchmark's table
 def pytest_terminal_summary(terminalreporter: Any) -> None:
+    tr = terminalreporter
+    if _RATIOS:
+        tr.write_sep("-", "ratios measured side by side within one benchmark")
+        width = max(len(test) for _, test, _ in _RATIOS)
+        for name, test, value in sorted(_RATIOS, key=lambda r: r[1]):
+            tr.write_line(f"{test:{width}s}  {name} = {value:.3f}")
     if not _RATES:
         return
-    tr = terminalreporter
     tr.write_sep("-", "rates per second (count per call / time per call)")
     width = max(len(name) for _, name, _ in _RATES)
     for group, name, per_s in sorted(_RATES, key=lambda r: r[:2]):
