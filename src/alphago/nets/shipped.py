@@ -19,7 +19,7 @@ SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
 #: it carries inside.
 SHIPPED_SHA256 = {
     9: "6a2f12245a8b7b7990e4826109a9bccd8538b175d37c443b2b581cd2590761e9",
-    19: "2b9c43c8b6c25b47c74693b8c727cf4399e828e6e388f4e8ad462ff4f9f0bd7a",
+    19: "19b7bc883cb82b5ce5bdd682883563e38daeb0735ae005884e9ef2985adab22e",
 }
 
 
