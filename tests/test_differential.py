@@ -26,6 +26,29 @@ def test_random_sequences_agree(size: int, rules, draws: list[int]) -> None:
 
 
 @given(
+    size=st.sampled_from([3, 4, 5, 7]),
+    rules=st.sampled_from(ALL_RULES),
+    draws=st.lists(st.integers(0, 2**31), min_size=1, max_size=120),
+)
+def test_turns_handed_over_agree(size: int, rules, draws: list[int]) -> None:
+    """Moves mixed with ``set_to_play`` (a GTP genmove out of turn, an edited
+    position): both boards agree on the state and on what the superko record then
+    refuses."""
+    fast, ref = new_pair(size, rules)
+    for draw in draws:
+        if fast.is_over:
+            break
+        if draw % 5 == 0:
+            colour = 1 if draw % 2 else -1
+            fast.set_to_play(colour)
+            ref.set_to_play(colour)
+        else:  # passes often, so that handing over meets a pass to forget
+            legal = fast.legal_mask().nonzero()[0]
+            play_both(fast, ref, pick_move(legal, size, draw, pass_weight=5))
+        assert_same(fast, ref)
+
+
+@given(
     size=st.sampled_from([3, 4, 5]),
     rules=st.sampled_from(ALL_RULES),
     stones=st.data(),

@@ -196,10 +196,25 @@ def test_genmove_plays_a_legal_move_for_the_given_colour() -> None:
     assert e.moves == [(goboard.BLACK, point)]
     if point != 25:
         assert e.board.stones().reshape(-1)[point] == goboard.BLACK
-    answer = ok(e, "genmove b")  # out of turn: white passes in between
+    answer = ok(e, "genmove b")  # out of turn: the record gets a white pass between
     assert e.moves[-1][0] == goboard.BLACK
     fails(e, "genmove")
     fails(e, "genmove purple")
+
+
+def test_genmove_out_of_turn_does_not_pass_to_end_the_game() -> None:
+    """Black asked to move after its own stone (a GUI's "generate move" after placing
+    stones): the search must not see a white pass, or passing back would end a game
+    that Black wins by area and the engine would answer pass on an empty board."""
+    e = make_engine(size=5, sims=200)
+    ok(e, "play b c3")
+    board = e.board_for(goboard.BLACK)
+    assert board.to_play == goboard.BLACK and board.passes == 0
+    assert board.move_number == e.board.move_number and board.last_move is None
+    for _ in range(3):
+        answer = ok(e, "reg_genmove b")
+        assert answer.lower() != "pass", answer
+    assert e.board.to_play == goboard.WHITE  # reg_genmove left the game as it was
 
 
 def test_reg_genmove_does_not_play() -> None:

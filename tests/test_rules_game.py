@@ -7,6 +7,7 @@ over, occupied, ko, suicide, superko.
 from __future__ import annotations
 
 import pytest
+from pairs import snapshot
 from rulecase import Case, assert_illegal, cases, run_case
 
 from goboard.errors import IllegalMoveError
@@ -213,3 +214,42 @@ def test_fresh_board_state(impl, case):
     assert board.ko_point is None
     assert board.captures == (0, 0)
     assert board.to_play == case.to_play
+
+
+# ---- the turn handed over without a move (Board.set_to_play) ----------------------
+
+
+@cases(PASSES[0])
+def test_set_to_play_hands_over_the_turn_without_a_pass(impl, case):
+    """After one pass, handing the turn back forgets that pass: a pass then is the
+    first of two again, not the end of the game; stones and move number stay."""
+    board = run_case(impl, case)
+    mover = -board.to_play
+    stones, moves = board.stones().copy(), board.move_number
+    board.set_to_play(mover)
+    assert board.to_play == mover
+    assert board.passes == 0 and board.last_move is None and not board.is_over
+    assert (board.stones() == stones).all() and board.move_number == moves
+    board.play(board.size * board.size)
+    assert board.passes == 1 and not board.is_over
+
+
+@cases(PASSES[0])
+def test_set_to_play_for_the_side_to_move_changes_nothing(impl, case):
+    board = run_case(impl, case)
+    before = snapshot(board)
+    board.set_to_play(board.to_play)
+    assert snapshot(board) == before  # the pass played is still counted
+
+
+@cases(PASSES[1])
+def test_set_to_play_refuses_a_finished_game_and_bad_colours(impl, case):
+    board = run_case(impl, case)
+    before = snapshot(board)
+    with pytest.raises(IllegalMoveError) as info:
+        board.set_to_play(-board.to_play)
+    assert info.value.reason == "game over"
+    for bad in (0, 2, True, "B", None):
+        with pytest.raises((ValueError, TypeError)):
+            board.set_to_play(bad)
+    assert snapshot(board) == before

@@ -10,7 +10,11 @@ from __future__ import annotations
 import pytest
 from rulecase import Case, cases, run_case
 
+from goboard import BLACK, WHITE
+from goboard.coords import from_gtp
+from goboard.errors import IllegalMoveError
 from goboard.rules import Rules
+from goboard.text import parse
 
 KO_RULES = ("simple", "positional", "situational")
 
@@ -284,3 +288,28 @@ def test_superko_refusal_is_repeatable_and_the_game_goes_on(impl, case):
     assert board.captures == (2, 2)
     assert board.ko_point == 4 * n + 1  # B1
     assert board.move_number == len(case.moves) + 2
+
+
+# ---- the turn handed over without a move (Board.set_to_play) ----------------------
+
+
+@pytest.mark.parametrize("ko", KO_RULES)
+def test_set_to_play_lifts_the_ko_ban_but_not_superko(impl, ko):
+    """White may not retake the ko at once; with the turn handed to Black and back,
+    the ban is gone, so simple ko lets White retake, while the superkos still refuse
+    the position before Black's capture, which has come round again."""
+    board = impl.from_stones(parse(KO), BLACK, rules=rules(ko))
+    board.play(from_gtp("C3", 5))
+    assert board.ko_point == from_gtp("B3", 5)
+    board.set_to_play(BLACK)
+    assert board.ko_point is None and board.to_play == BLACK
+    board.set_to_play(WHITE)
+    assert board.ko_point is None and board.passes == 0
+    retake = from_gtp("B3", 5)
+    if ko == "simple":
+        board.play(retake)
+        assert board.stones()[2, 2] == 0  # Black's C3 captured again
+    else:
+        with pytest.raises(IllegalMoveError) as info:
+            board.play(retake)
+        assert info.value.reason == "superko"

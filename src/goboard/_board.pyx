@@ -316,6 +316,24 @@ cdef class Board:
         """The side to move resigns; the game is over."""
         _check(cb.gb_board_resign(&self.b))
 
+    def set_to_play(self, colour):
+        """Make ``colour`` the side to move without a move (a GTP genmove out of turn,
+        a position being edited): no pass is counted and the passes so far are
+        forgotten; the ko ban and the last move, the other side's, go; the game's
+        record (superko, feature history) carries on. Nothing changes if ``colour`` is
+        already to move.
+
+        Raises:
+            ValueError: ``colour`` is not 1 or -1.
+            IllegalMoveError: the game is over (reason "game over").
+        """
+        if colour not in (1, -1) or isinstance(colour, bool):
+            raise ValueError(f"colour must be 1 (black) or -1 (white), not {colour!r}")
+        cdef int8_t before = self.b.to_play
+        _check(cb.gb_board_set_to_play(&self.b, <int8_t>colour))
+        if self.b.to_play != before:
+            self._record()
+
     # ---- playouts and features -----------------------------------------------------
 
     def random_playout(self, seed, max_moves=None):

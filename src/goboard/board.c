@@ -576,3 +576,20 @@ gb_board_resign(gb_board *b)
     b->resigned = b->to_play;
     return GB_OK;
 }
+
+int
+gb_board_set_to_play(gb_board *b, gb_color to_play)
+{
+    if (to_play != GB_BLACK && to_play != GB_WHITE)
+        return GB_ERR_BAD_COLOR;
+    if (gb_board_is_over(b))
+        return GB_ERR_GAME_OVER;
+    if (to_play == b->to_play)
+        return GB_OK;
+    b->to_play = to_play;
+    b->passes = 0;
+    b->ko_loc = GB_NULL_LOC;
+    b->last_move = GB_NULL_LOC;
+    GB_AFTER_MUTATION(b);
+    return GB_OK;
+}

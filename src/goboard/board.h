@@ -158,6 +158,12 @@ void gb_board_play_unchecked(gb_board *b, gb_loc loc);
 /* The side to move resigns. GB_ERR_GAME_OVER (b untouched) if the game is already over. */
 int gb_board_resign(gb_board *b);
 
+/* Makes `to_play` the side to move without a move (a GTP genmove out of turn, a position
+ * being edited): no pass is counted and the passes so far are forgotten, the ko ban and
+ * the last move go (they were the other side's), the move number stays. Nothing changes
+ * if `to_play` is already to move. GB_ERR_BAD_COLOR or GB_ERR_GAME_OVER (b untouched). */
+int gb_board_set_to_play(gb_board *b, gb_color to_play);
+
 /* ---- Checks ----------------------------------------------------------------------- */
 
 /* Recounts everything from scratch (walls, empty list, string lists and heads, stone and

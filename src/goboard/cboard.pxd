@@ -102,6 +102,7 @@ cdef extern from "board.h" nogil:
                       const gb_keyset *history)
     void gb_board_play_unchecked(gb_board *b, gb_loc loc)
     int gb_board_resign(gb_board *b)
+    int gb_board_set_to_play(gb_board *b, gb_color to_play)
 
     int gb_board_check(const gb_board *b)
     const char *gb_strerror(int code)

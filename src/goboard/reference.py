@@ -350,6 +350,28 @@ class Board:
             raise IllegalMoveError("game over")
         self._resigned = self._to_play
 
+    def set_to_play(self, colour: int) -> None:
+        """Make ``colour`` the side to move without a move: no pass is counted and the
+        passes so far are forgotten, the ko ban and the last move go, the move number
+        stays, and the new situation joins the superko record. Nothing changes if
+        ``colour`` is already to move.
+
+        Raises:
+            ValueError: ``colour`` is not BLACK or WHITE.
+            IllegalMoveError: The game is over (reason "game over").
+        """
+        if isinstance(colour, bool) or colour not in (BLACK, WHITE):
+            raise ValueError(f"colour must be BLACK (1) or WHITE (-1): {colour!r}")
+        if self.is_over:
+            raise IllegalMoveError("game over")
+        if colour == self._to_play:
+            return
+        self._to_play = BLACK if colour == BLACK else WHITE
+        self._passes = 0
+        self._ko_point = None
+        self._last_move = None
+        self._situations.add((_key(self._stones), self._to_play))
+
     def copy(self) -> Board:
         """An independent copy, history included."""
         other = type(self).__new__(type(self))

@@ -198,9 +198,17 @@ class Engine:
         self.board = board
 
     def board_for(self, colour: int) -> goboard.Board:
-        """A copy of the current board with ``colour`` to move and the game not over
-        (a pass is inserted, or the position rebuilt, when needed)."""
-        return sgf.to_move(self.board.copy(), colour)
+        """A copy of the current board with ``colour`` to move and the game not over.
+
+        Out of turn (a GUI asking for the other colour's move, or stones placed by
+        hand) the turn changes hands without a pass: an inserted pass would let the
+        searched move end the game by passing back, which a side ahead on the board
+        then does. A game that is over is rebuilt from its stones."""
+        board = self.board.copy()
+        if not board.is_over:
+            board.set_to_play(colour)
+            return board
+        return sgf.to_move(board, colour)
 
     # -- executing commands ----------------------------------------------------
 
