@@ -280,7 +280,23 @@ def test_terminate_all_and_turn_numbers() -> None:
 
 def test_rules_mapping() -> None:
     assert parse_rules("tromp-taylor").rules == goboard.Rules("positional", True)
-    assert parse_rules("chinese").rules == goboard.Rules("situational", False)
+    # KataGo's "chinese" is simple ko; its servers' variants are positional superko.
+    assert parse_rules("chinese").rules == goboard.Rules("simple", False)
+    assert parse_rules("chinese-ogs").rules == goboard.Rules("positional", False)
+    assert parse_rules("aga").rules == goboard.Rules("situational", False)
+    # KaTrain sends "new zealand"; KataGo takes any spacing, hyphen or underscore.
+    for name in ("new zealand", "New-Zealand", "new_zealand", "NZ", "newzealand"):
+        nz = parse_rules(name)
+        assert nz.rules == goboard.Rules("situational", True), name
+        assert nz.handicap_bonus == "0"
+    for name in ("tromp_taylor", "Tromp Taylor", "TrompTaylor"):
+        assert parse_rules(name).rules == goboard.Rules("positional", True), name
+    assert parse_rules("french").handicap_bonus == "N-1"
+    assert parse_rules("ing").rules == goboard.Rules("positional", True)
+    assert parse_rules("ancient area").warnings  # stone scoring's group tax
+    assert parse_rules("ancient-territory").territory
+    # An object starts from Tromp-Taylor: multi-stone suicide legal unless it says.
+    assert parse_rules({"ko": "SIMPLE"}).rules == goboard.Rules("simple", True)
     assert parse_rules("cn").handicap_bonus == "N"
     japanese = parse_rules("japanese")
     assert japanese.territory and japanese.warnings
@@ -288,7 +304,7 @@ def test_rules_mapping() -> None:
     obj = parse_rules({"ko": "POSITIONAL", "scoring": "AREA", "suicide": True})
     assert obj.rules == goboard.Rules("positional", True) and not obj.warnings
     assert parse_rules({"hasButton": True, "scoring": "AREA"}).warnings
-    for bad in ("nope", {"ko": "WEIRD"}, {"colour": 1}, 7):
+    for bad in ("nope", "", "chinese ogs extra", {"ko": "WEIRD"}, {"colour": 1}, 7):
         with pytest.raises(ValueError):
             parse_rules(bad)
     two_black = [(goboard.BLACK, 10), (goboard.BLACK, 20)]

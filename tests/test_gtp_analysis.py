@@ -127,9 +127,20 @@ def test_analyze_arguments() -> None:
         "lz-analyze 10 ownership true",
         "lz-analyze -5",
         "lz-analyze 99999999999999",
-        "lz-genmove_analyze 10",
     ]:
         fails(e, bad)
+
+
+def test_genmove_analyze_without_a_colour_plays_the_side_to_move() -> None:
+    """KataGo documents the player as optional: the side to move plays."""
+    e = make_engine(size=5, sims=30)
+    ok(e, "play b c3")
+    for command in ("lz-genmove_analyze 10", "kata-genmove_analyze"):
+        colour = e.board.to_play
+        response = e.handle(command)
+        assert response is not None and response.startswith("=")
+        assert response.rstrip("\n").split("\n")[-1].startswith("play ")
+        assert e.moves[-1][0] == colour and e.board.to_play == -colour
 
 
 def test_maxmoves_limits_the_report() -> None:
@@ -208,7 +219,7 @@ def test_analysis_streams_until_the_next_command() -> None:
     thread.start()
     pipe.send("1 lz-analyze 1\n")
     out.wait_for("info move")
-    pipe.send("\n   \n# a comment is no command\n")
+    pipe.send("# a comment is no command\n")
     time.sleep(0.3)  # the search is finished or not: the stream stays open
     assert not out.getvalue().endswith("\n\n")
     pipe.send("2 name\n")
@@ -220,6 +231,29 @@ def test_analysis_streams_until_the_next_command() -> None:
     body = head[len("=1\n") : -2]
     assert body and all(ln.startswith("info move ") for ln in body.split("\n"))
     assert "\n\n" not in body
+    pipe.send("quit\n")
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+    pipe.close()
+
+
+def test_a_bare_newline_stops_analysis_without_a_response() -> None:
+    """KataGo's analysis ends on a raw newline too: the stream closes with its empty
+    line and nothing answers the newline itself."""
+    e = make_engine(size=9, sims=20_000)
+    pipe = PipeWriter()
+    out = Collector()
+    thread = threading.Thread(target=serve, args=(e, pipe.reader, out), daemon=True)
+    thread.start()
+    pipe.send("1 lz-analyze 1\n")
+    out.wait_for("info move")
+    pipe.send("   \n")
+    out.wait_for("\n\n")
+    head = out.getvalue()
+    assert head.startswith("=1\n") and head.endswith("\n\n")
+    pipe.send("2 name\n")
+    out.wait_for("=2 alphago\n\n")
+    assert out.getvalue() == head + "=2 alphago\n\n"
     pipe.send("quit\n")
     thread.join(timeout=10)
     assert not thread.is_alive()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 
@@ -149,6 +150,20 @@ def test_candidates_have_per_move_variations_and_priors() -> None:
     assert cands[0].pv == result.pv[: len(cands[0].pv)]
     plain = candidates_from_result(result)
     assert [c.move for c in plain] == [c.move for c in cands]
+
+
+def test_the_move_played_leads_the_candidates_it_ties_with() -> None:
+    """GUIs show the first candidate as the engine's move: among equal visits the
+    move the search chose comes first, however the points are numbered."""
+    visits = np.zeros(26, dtype=np.int64)
+    visits[[3, 7, 9]] = [4, 4, 6]
+    result = search.SearchResult(
+        visits=visits, q=np.zeros(26), pi=visits / visits.sum(), move=7, value=0.0,
+        pv=[9], num_simulations=14,
+    )  # fmt: skip
+    assert [c.move for c in candidates_from_result(result)] == [9, 7, 3]
+    result = dataclasses.replace(result, move=9)
+    assert [c.move for c in candidates_from_result(result)] == [9, 3, 7]
 
 
 def _result_choosing(move: int, size: int) -> search.SearchResult:

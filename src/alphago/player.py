@@ -156,7 +156,8 @@ def candidates_from_result(
     priors: NDArray[np.float64] | None = None,
     pvs: dict[int, list[int]] | None = None,
 ) -> list[Candidate]:
-    """The visited root moves, most visited first; a Gumbel search's move first.
+    """The visited root moves, most visited first (the move played first among
+    equals); a Gumbel search's move first.
 
     Without ``priors`` the visit distribution stands in; without ``pvs`` a move's
     variation is the move alone (the most visited one gets ``result.pv``).
@@ -166,9 +167,12 @@ def candidates_from_result(
     # phase's visits, so it is often not the most visited: it leads as the move
     # the engine plays.
     first = result.move if result.improved_policy is not None else -1
+    # Among moves of equal visits the one played leads: GUIs show the first
+    # candidate as the engine's choice.
+    played = int(result.move)
     order = sorted(
         (int(m) for m in np.flatnonzero(visits > 0)),
-        key=lambda m: (m != first, -int(visits[m]), m),
+        key=lambda m: (m != first, -int(visits[m]), m != played, m),
     )
     out: list[Candidate] = []
     for m in order:

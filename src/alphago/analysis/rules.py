@@ -30,8 +30,11 @@ class RuleSet:
 
 
 _AREA = {"ko": "SITUATIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False}
+_TERRITORY = {"ko": "SIMPLE", "scoring": "TERRITORY", "tax": "SEKI", "suicide": False}
 
-#: KataGo's shorthand names as rule objects (docs/GTP_Extensions.md, kata-set-rules).
+#: KataGo's rule set names as rule objects (what its ``parseRules`` gives each name;
+#: docs/GTP_Extensions.md). ``chinese`` is simple ko over the board, ``chinese-ogs``
+#: and ``chinese-kgs`` the servers' positional superko.
 _NAMED: dict[str, dict[str, object]] = {
     "tromp-taylor": {
         "ko": "POSITIONAL",
@@ -40,47 +43,31 @@ _NAMED: dict[str, dict[str, object]] = {
         "suicide": True,
         "whiteHandicapBonus": "0",
     },
-    "chinese": {**_AREA, "whiteHandicapBonus": "N"},
+    "chinese": {**_AREA, "ko": "SIMPLE", "whiteHandicapBonus": "N"},
     "chinese-ogs": {**_AREA, "ko": "POSITIONAL", "whiteHandicapBonus": "N"},
     "chinese-kgs": {**_AREA, "ko": "POSITIONAL", "whiteHandicapBonus": "N"},
-    "japanese": {
-        "ko": "SIMPLE",
-        "scoring": "TERRITORY",
-        "tax": "SEKI",
-        "suicide": False,
-        "whiteHandicapBonus": "0",
-    },
-    "korean": {
-        "ko": "SIMPLE",
-        "scoring": "TERRITORY",
-        "tax": "SEKI",
-        "suicide": False,
-        "whiteHandicapBonus": "0",
-    },
+    "japanese": {**_TERRITORY, "whiteHandicapBonus": "0"},
+    "korean": {**_TERRITORY, "whiteHandicapBonus": "0"},
     "aga": {**_AREA, "whiteHandicapBonus": "N-1"},
     "bga": {**_AREA, "whiteHandicapBonus": "N-1"},
+    "french": {**_AREA, "whiteHandicapBonus": "N-1"},
     "aga-button": {**_AREA, "hasButton": True, "whiteHandicapBonus": "N-1"},
     "new-zealand": {**_AREA, "suicide": True, "whiteHandicapBonus": "0"},
-    "stone-scoring": {
-        "ko": "SIMPLE",
-        "scoring": "AREA",
-        "tax": "ALL",
-        "suicide": False,
-        "whiteHandicapBonus": "0",
-    },
+    "ing": {**_AREA, "ko": "POSITIONAL", "suicide": True, "whiteHandicapBonus": "0"},
+    "goe": {**_AREA, "ko": "POSITIONAL", "suicide": True, "whiteHandicapBonus": "0"},
+    "stone-scoring": {**_AREA, "ko": "SIMPLE", "tax": "ALL", "whiteHandicapBonus": "0"},
+    "ancient-territory": {**_TERRITORY, "tax": "ALL", "whiteHandicapBonus": "0"},
 }
+#: Other spellings, by the name with spaces, hyphens and underscores taken out (so
+#: "new zealand", "New-Zealand" and "new_zealand" all find "newzealand").
 _ALIASES = {
-    "tromptaylor": "tromp-taylor",
+    **{name.replace("-", ""): name for name in _NAMED},
     "tt": "tromp-taylor",
     "cn": "chinese",
     "jp": "japanese",
     "ko": "korean",
     "nz": "new-zealand",
-    "newzealand": "new-zealand",
-    "stone_scoring": "stone-scoring",
-    "chinese_ogs": "chinese-ogs",
-    "chinese_kgs": "chinese-kgs",
-    "aga_button": "aga-button",
+    "ancientarea": "stone-scoring",
 }
 _KO = {"SIMPLE": "simple", "POSITIONAL": "positional", "SITUATIONAL": "situational"}
 _SPIGHT = "SPIGHT"  # KataGo's japanese-like ko handling: simple ko here
@@ -102,8 +89,8 @@ def parse_rules(value: object) -> RuleSet:
         ValueError: an unknown name, or a malformed rules object.
     """
     if isinstance(value, str):
-        name = value.strip().lower()
-        name = _ALIASES.get(name, name)
+        compact = "".join(value.lower().split()).replace("-", "").replace("_", "")
+        name = _ALIASES.get(compact, "")
         if name not in _NAMED:
             known = ", ".join(sorted(_NAMED))
             raise ValueError(f"unknown rules {value!r} (known: {known})")
@@ -122,13 +109,13 @@ def _from_object(obj: dict[str, object], what: str) -> RuleSet:
         ko_name = "SIMPLE"
     if ko_name not in _KO:
         raise ValueError(f"unknown ko rule {obj.get('ko')!r}")
-    suicide = obj.get("suicide", False)
+    suicide = obj.get("suicide", True)  # KataGo's objects start Tromp-Taylor-like
     if not isinstance(suicide, bool):
         raise ValueError("rules suicide must be true or false")
     scoring = str(obj.get("scoring", "AREA")).upper()
     if scoring not in ("AREA", "TERRITORY"):
         raise ValueError(f"unknown scoring {obj.get('scoring')!r}")
-    tax = str(obj.get("tax", "NONE")).upper()
+    tax = str(obj.get("tax", "SEKI" if scoring == "TERRITORY" else "NONE")).upper()
     if tax not in ("NONE", "SEKI", "ALL"):
         raise ValueError(f"unknown tax {obj.get('tax')!r}")
     bonus = str(obj.get("whiteHandicapBonus", "0")).upper()

@@ -28,7 +28,6 @@ from ..score_estimate import MoveScores
 from .analysis import AnalyzeArgs, format_kata, format_lz, parse_analyze_args
 from .commands import generate
 from .engine import Context, Engine, Handler
-from .protocol import GtpError
 
 __all__ = ["COMMANDS"]
 
@@ -116,15 +115,15 @@ def _analyze(e: Engine, args: list[str], ctx: Context, *, kata: bool) -> str:
 
 def _genmove_analyze(e: Engine, args: list[str], ctx: Context, *, kata: bool) -> str:
     a = parse_analyze_args(args, kata, e.size)
-    if a.colour is None:
-        raise GtpError("missing color")
-    board = e.board_for(a.colour)
+    # The colour may be left out (KataGo's [player (optional)]): the side to move.
+    colour = e.board.to_play if a.colour is None else a.colour
+    board = e.board_for(colour)
     every = a.interval / 100.0 if a.interval > 0 else None
     report = _Reporter(e, ctx, a, kata, board)
     ctx.begin()
     answer, move, result = generate(
         e,
-        a.colour,
+        colour,
         ctx,
         on_result=report if every else None,
         every_seconds=every,
@@ -132,7 +131,7 @@ def _genmove_analyze(e: Engine, args: list[str], ctx: Context, *, kata: bool) ->
     )
     report(result)
     if move is not None:
-        e.play(a.colour, move)
+        e.play(colour, move)
     return f"play {answer}\n"
 
 

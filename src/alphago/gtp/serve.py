@@ -1,11 +1,13 @@
 """The GTP loop: read commands from a stream, write responses to another.
 
 A reader thread reads lines and queues the non-empty ones, setting a ``stop`` event
-for each; the main thread runs one command at a time. An analysis stream runs until
-``stop`` is set, so it ends as soon as the next command line has arrived, and its
-closing empty line is written before that command's response. End of input ends the
-loop, as does ``quit``. Lines longer than :data:`protocol.MAX_LINE` are refused with an
-error response instead of being buffered.
+for each, and for a bare newline too (KataGo's analysis stops on one, and tools send
+it to stop a stream); comment lines do nothing. The main thread runs one command at a
+time. An analysis stream runs until ``stop`` is set, so it ends as soon as the next
+command line has arrived, and its closing empty line is written before that command's
+response. End of input ends the loop, as does ``quit``. Lines longer than
+:data:`protocol.MAX_LINE` are refused with an error response instead of being
+buffered.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ def _reader(
                 continue
             if preprocess(line):
                 push(line)
+            elif not line.strip():
+                stop.set()  # a bare newline ends an analysis stream, as in KataGo
     except (OSError, ValueError, UnicodeDecodeError):
         pass
     finally:
