@@ -154,3 +154,22 @@ def test_a_long_record_round_trips() -> None:
     moves = [(B if i % 2 == 0 else W, 81) for i in range(3000)]
     record = GameRecord(size=9, komi=7.5, moves=moves, result="0")
     assert read_sgf(write_sgf(record)) == record
+
+
+def test_setup_in_a_node_before_any_move_joins_the_setup() -> None:
+    """Files that keep the game information alone in the root put the stones in the
+    next node; AW over a root AB stone replaces it, AE removes one."""
+    data = "(;GM[1]FF[4]SZ[9]AB[aa][bb][cc];AW[bb]AE[cc]AB[dd];W[ee];B[ff])"
+    record = read_sgf(data)
+    assert record.setup == {B: [0, 30], W: [10]}  # A9, D6; B8
+    assert record.moves == [(W, from_gtp("E5", 9)), (B, from_gtp("F4", 9))]
+
+
+def test_setup_after_a_move_is_refused_not_dropped() -> None:
+    """Read as moves only, the position after ``AW``/``AE`` in mid-game would be
+    wrong without a word: E5 would stay black."""
+    data = "(;GM[1]FF[4]SZ[9]KM[7];B[ee];W[cc];AW[aa]AE[ee];B[gg])"
+    with pytest.raises(ValueError, match="after move 2"):
+        read_sgf(data)
+    with pytest.raises(ValueError, match="both colours"):
+        read_sgf("(;GM[1]SZ[9];AB[aa]AW[aa];B[ee])")

@@ -125,8 +125,9 @@ def read_sgf(data: bytes | str) -> GameRecord:
 
     Raises:
         ValueError: not SGF, not Go, a size we do not support, bad komi or moves, a
-            point set up with stones of both colours (``AB`` and ``AW``), a
-            charset (``CA``) that is not a known ASCII-compatible text encoding.
+            point set up with stones of both colours (``AB`` and ``AW``), setup
+            stones after a move, a charset (``CA``) that is not a known
+            ASCII-compatible text encoding.
     """
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     try:
@@ -168,6 +169,7 @@ def read_sgf(data: bytes | str) -> GameRecord:
         if root.has_property("GC"):
             record.comment = root.get("GC")
         for node in game.get_main_sequence()[1:]:
+            _later_setup(node, record, size)
             colour_name, rc = _move(node, size)
             if colour_name is None:
                 continue
@@ -177,6 +179,33 @@ def read_sgf(data: bytes | str) -> GameRecord:
     if not (-1000.0 <= record.komi <= 1000.0):
         raise ValueError(f"SGF komi {record.komi} is out of range")
     return record
+
+
+def _later_setup(node: sgf.Tree_node, record: GameRecord, size: int) -> None:
+    """Setup stones (``AB``, ``AW``, ``AE``) in a node after the root: joined to the
+    record's setup while no move has been played (files that keep the game's
+    information alone in the root), refused after one, which a record of moves from
+    one setup cannot hold (read as moves only, the positions would be wrong)."""
+    if not any(node.has_property(key) for key in ("AB", "AW", "AE")):
+        return
+    if record.moves:
+        raise ValueError(
+            f"setup stones (AB/AW/AE) after move {len(record.moves)}: a record here "
+            "is one setup and then moves"
+        )
+    black, white, empty = node.get_setup_stones()
+    if black & white:
+        both = sorted(_point(rc, size) for rc in black & white)
+        raise ValueError(f"points {both} hold setup stones of both colours")
+    points = {c: set(record.setup.get(c, ())) for c in (goboard.BLACK, goboard.WHITE)}
+    for colour, stones in ((goboard.BLACK, black), (goboard.WHITE, white)):
+        placed = {_point(rc, size) for rc in stones}
+        points[colour] |= placed
+        points[-colour] -= placed
+    for rc in empty:
+        for colour in points:
+            points[colour].discard(_point(rc, size))
+    record.setup = {c: sorted(p) for c, p in points.items() if p}
 
 
 def _move(node: sgf.Tree_node, size: int) -> tuple[str | None, tuple[int, int] | None]:
