@@ -130,7 +130,8 @@ def test_errors_carry_the_id_and_the_engine_keeps_serving() -> None:
     assert set(errors) == set(fields) | {None}
     for qid, field in fields.items():
         assert errors[qid].get("field") == field, errors[qid]
-    assert errors["illegal"]["error"].startswith("Illegal move 1: W C3")
+    assert errors["illegal"]["error"].startswith("Illegal move 1: W C3 (")
+    assert "at " not in errors["illegal"]["error"]  # a reason, not a point index
     assert results(replies, "fine")[0]["rootInfo"]["visits"] == 8
 
 

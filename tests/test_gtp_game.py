@@ -256,6 +256,8 @@ def test_loadsgf_errors_change_nothing(tmp_path: Path) -> None:
     ]:
         assert fails(e, line)
         assert e.size == 9 and len(e.moves) == 1, line
+    # The refusal names the move as a player counts it, not an array index.
+    assert fails(e, f"loadsgf {bad}").endswith("move 2 (W E5) is illegal: occupied")
     fails(e, f"printsgf {tmp_path / 'no' / 'such' / 'dir.sgf'}")
 
 

@@ -335,6 +335,20 @@ def replay(record: GameRecord, rules: str | goboard.Rules = "chinese") -> goboar
         ValueError: setup stones without liberties, points off the board.
     """
     board = start_board(record, rules)
-    for colour, point in record.moves:
-        board = play_as(board, colour, point)
+    for number, (colour, point) in enumerate(record.moves, 1):
+        try:
+            board = play_as(board, colour, point)
+        except goboard.IllegalMoveError as exc:
+            raise _illegal_at(exc, number, colour, point, record.size) from None
     return board
+
+
+def _illegal_at(
+    exc: goboard.IllegalMoveError, number: int, colour: int, point: int, size: int
+) -> goboard.IllegalMoveError:
+    """``exc`` told as a person reads a game: move number, colour and vertex."""
+    side = "B" if colour == goboard.BLACK else "W"
+    vertex = coords.to_gtp(point, size)
+    named = goboard.IllegalMoveError(exc.reason, point)
+    named.args = (f"move {number} ({side} {vertex}) is illegal: {exc.reason}",)
+    return named

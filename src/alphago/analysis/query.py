@@ -280,8 +280,9 @@ def _positions(
         except ValueError as e:
             vertex = coords.to_gtp(point, size)
             side = "B" if colour == goboard.BLACK else "W"
+            why = e.reason if isinstance(e, goboard.IllegalMoveError) else str(e)
             raise QueryError(
-                f"Illegal move {turn}: {side} {vertex} ({e})", "moves"
+                f"Illegal move {turn}: {side} {vertex} ({why})", "moves"
             ) from None
     out[len(moves)] = board
     return out
