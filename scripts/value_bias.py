@@ -16,6 +16,7 @@ grows as the game goes on. The same is shown for pattern rollouts with --rollout
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,7 @@ from alphago.nets import load_weights
 from alphago.nets.model import PolicyValueNet
 from alphago.nets.nets2016 import shipped_rollout
 from alphago.rollout_weights import load_rollout_policy
-from alphago.sgf import GameRecord, play_as, read_sgf, start_board
+from alphago.sgf import GameRecord, read_sgf, replay
 
 
 @dataclass(frozen=True)
@@ -62,10 +63,7 @@ def positions(
         winner = result_winner(record.result)
         if colour is None or not winner or len(record.moves) <= move:
             continue
-        board = start_board(record, "chinese")
-        for c, point in record.moves[:move]:
-            board = play_as(board, c, point)
-        boards.append(board)
+        boards.append(replay(dataclasses.replace(record, moves=record.moves[:move])))
         colours.append(colour)
         outcomes.append(1.0 if winner == colour else -1.0)
     return boards, np.array(colours, np.float64), np.array(outcomes, np.float64)

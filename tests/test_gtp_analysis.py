@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 from gtp_helpers import (
@@ -211,53 +213,53 @@ def test_serve_rejects_overlong_lines_and_goes_on() -> None:
     assert out == "? line too long\n\n= alphago\n\n"
 
 
-def test_analysis_streams_until_the_next_command() -> None:
-    e = make_engine(size=9, sims=400)
+@contextlib.contextmanager
+def served(sims: int) -> Iterator[tuple[PipeWriter, Collector]]:
+    """A 9x9 engine under serve() on a pipe: (its input, its output); quits at the
+    end and checks that the loop ended."""
+    e = make_engine(size=9, sims=sims)
     pipe = PipeWriter()
     out = Collector()
     thread = threading.Thread(target=serve, args=(e, pipe.reader, out), daemon=True)
     thread.start()
-    pipe.send("1 lz-analyze 1\n")
-    out.wait_for("info move")
-    pipe.send("# a comment is no command\n")
-    time.sleep(0.3)  # the search is finished or not: the stream stays open
-    assert not out.getvalue().endswith("\n\n")
-    pipe.send("2 name\n")
-    out.wait_for("=2 alphago\n\n")
-    text = out.getvalue()
+    yield pipe, out
+    pipe.send("quit\n")
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+    pipe.close()
+
+
+def test_analysis_streams_until_the_next_command() -> None:
+    with served(400) as (pipe, out):
+        pipe.send("1 lz-analyze 1\n")
+        out.wait_for("info move")
+        pipe.send("# a comment is no command\n")
+        time.sleep(0.3)  # the search is finished or not: the stream stays open
+        assert not out.getvalue().endswith("\n\n")
+        pipe.send("2 name\n")
+        out.wait_for("=2 alphago\n\n")
+        text = out.getvalue()
     head, _, tail = text.partition("=2 alphago\n\n")
     assert tail == ""
     assert head.startswith("=1\n") and head.endswith("\n\n")
     body = head[len("=1\n") : -2]
     assert body and all(ln.startswith("info move ") for ln in body.split("\n"))
     assert "\n\n" not in body
-    pipe.send("quit\n")
-    thread.join(timeout=10)
-    assert not thread.is_alive()
-    pipe.close()
 
 
 def test_a_bare_newline_stops_analysis_without_a_response() -> None:
     """KataGo's analysis ends on a raw newline too: the stream closes with its empty
     line and nothing answers the newline itself."""
-    e = make_engine(size=9, sims=20_000)
-    pipe = PipeWriter()
-    out = Collector()
-    thread = threading.Thread(target=serve, args=(e, pipe.reader, out), daemon=True)
-    thread.start()
-    pipe.send("1 lz-analyze 1\n")
-    out.wait_for("info move")
-    pipe.send("   \n")
-    out.wait_for("\n\n")
-    head = out.getvalue()
-    assert head.startswith("=1\n") and head.endswith("\n\n")
-    pipe.send("2 name\n")
-    out.wait_for("=2 alphago\n\n")
-    assert out.getvalue() == head + "=2 alphago\n\n"
-    pipe.send("quit\n")
-    thread.join(timeout=10)
-    assert not thread.is_alive()
-    pipe.close()
+    with served(20_000) as (pipe, out):
+        pipe.send("1 lz-analyze 1\n")
+        out.wait_for("info move")
+        pipe.send("   \n")
+        out.wait_for("\n\n")
+        head = out.getvalue()
+        assert head.startswith("=1\n") and head.endswith("\n\n")
+        pipe.send("2 name\n")
+        out.wait_for("=2 alphago\n\n")
+        assert out.getvalue() == head + "=2 alphago\n\n"
 
 
 def test_pipelined_commands_stop_analysis_at_once() -> None:
