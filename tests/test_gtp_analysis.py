@@ -80,6 +80,24 @@ def test_lz_analyze_fields_and_scaling() -> None:
     assert e.moves == [(goboard.BLACK, 40)]  # analysis changes nothing
 
 
+def test_kata_analyze_scores_lead_where_the_winrate_says() -> None:
+    """Each move's scoreLead is the playouts calibrated by its winrate, as the
+    analysis engine reports it: the side the winrate favours leads (raw random
+    playouts put a move at 72% winrate 5 points behind)."""
+    e = make_engine(size=9, sims=300)
+    for line in ["play b e5", "play w c3", "play b g7", "play w c7"]:
+        ok(e, line)
+    response = e.handle("kata-analyze b 0")
+    assert response is not None
+    items = parse_info(stream_lines(response)[-1])
+    assert len(items) > 5
+    for m in items:
+        winrate, lead = float(str(m["winrate"])), float(str(m["scoreLead"]))
+        assert lead * (winrate - 0.5) >= 0, m
+        assert lead == float(str(m["scoreMean"])) == float(str(m["scoreSelfplay"]))
+        assert float(str(m["scoreStdev"])) <= 9.0  # sqrt of 77 empty points, capped
+
+
 def test_kata_analyze_fields_and_ownership() -> None:
     e = make_engine(size=5, sims=32)
     response = e.handle("kata-analyze b interval 5 ownership true")

@@ -94,11 +94,20 @@ class MoveScores:
 
     def __init__(self, board: goboard.Board, playouts: int = SCORE_PLAYOUTS) -> None:
         self.board, self.playouts = board, playouts
+        self.empty = int(np.count_nonzero(board.stones() == 0))
         self.cache: dict[int | None, tuple[float, float, NDArray[np.float64]]] = {}
 
     def __call__(self, move: int | None) -> tuple[float, float]:
         mean, stdev, _ = self._get(move)
         return mean, stdev
+
+    def lead(self, move: int | None, winrate: float) -> tuple[float, float]:
+        """``(score_lead, score_spread)`` after ``move`` (``None``: the position)
+        for a search that gives it ``winrate``, from the mover's view: what analyses
+        report as ``scoreLead`` and ``scoreStdev``."""
+        mean, stdev = self(move)
+        empty = self.empty - (move is not None and move != self.board.size**2)
+        return score_lead(mean, stdev, winrate, empty), score_spread(stdev, empty)
 
     def ownership(self, move: int | None) -> NDArray[np.float64]:
         """float64 [N, N], Black's view, after ``move`` (``None``: the position)."""

@@ -34,7 +34,7 @@ import search
 from goboard import coords
 
 from ..player import Candidate, Player, candidates_from_result
-from ..score_estimate import MoveScores, score_lead, score_spread
+from ..score_estimate import MoveScores
 from .query import Job
 
 __all__ = ["View", "analysis_response", "no_results", "policy_of"]
@@ -115,23 +115,19 @@ class Extras:
     """What a job's reports share: playout scores, ownership and policy, made once."""
 
     scores: MoveScores
-    empty: int  # empty points of the position
     ownership: list[float] | None = None
     policy: list[float] | None = None
 
     @classmethod
     def of(cls, board: goboard.Board) -> Extras:
-        return cls(MoveScores(board), int((board.stones() == 0).sum()))
+        return cls(MoveScores(board))
 
 
 def _move_info(
     c: Candidate, order: int, job: Job, extras: Extras, view: View
 ) -> dict[str, object]:
     board = job.board
-    mean, stdev = extras.scores(c.move)
-    empty = extras.empty - (c.move != board.size**2)
-    spread = score_spread(stdev, empty)
-    lead = score_lead(mean, stdev, c.winrate, empty)
+    lead, spread = extras.scores.lead(c.move, c.winrate)
     info: dict[str, object] = {
         "move": coords.to_gtp(c.move, board.size),
         "visits": int(c.visits),
@@ -169,9 +165,7 @@ def analysis_response(
         return no_results(job)
     value = float(result.value) if np.isfinite(result.value) else 0.0
     winrate = min(max((value + 1.0) / 2.0, 0.0), 1.0)
-    mean, stdev = extras.scores(None)
-    spread = score_spread(stdev, extras.empty)
-    lead = score_lead(mean, stdev, winrate, extras.empty)
+    lead, spread = extras.scores.lead(None, winrate)
     root: dict[str, object] = {
         "winrate": view.rate(winrate),
         "scoreLead": view.points(lead),

@@ -11,9 +11,11 @@ visited first, and end the stream with an empty line when the next command arriv
   in [-1, 1], row by row from the top-left point (A19 on 19x19).
 
 Everything is from the point of view of the side to move. Our searches have no score
-head, so each move's ``scoreMean``/``scoreLead``/``scoreSelfplay`` is the mean final
-score (area, minus komi) of random playouts from the position after that move, and
-``scoreStdev`` their spread: a rough estimate, but the move's own.
+head, so each move's ``scoreMean``/``scoreLead``/``scoreSelfplay`` is the lead that
+random playouts after that move, calibrated by the move's winrate, give
+(:func:`alphago.score_estimate.score_lead`, as the analysis engine reports it), and
+``scoreStdev`` the spread assumed: rough, but the move's own, and on the side the
+winrate says leads.
 
 Arguments (both commands): ``[colour] [interval] [key value ...]`` with keys
 ``interval`` (centiseconds), ``minmoves``/``maxmoves`` (how many candidates to list;
@@ -145,16 +147,17 @@ def format_kata(
     cands: list[Candidate],
     size: int,
     args: AnalyzeArgs,
-    scores: Callable[[int], tuple[float, float]],
+    scores: Callable[[int, float], tuple[float, float]],
     ownership: NDArray[np.float64] | None,
 ) -> str:
-    """One KataGo report line (no newline). ``scores(move)`` is the (mean, stdev)
-    score estimate after a move; it and ``ownership`` are from the side to move's
-    view."""
+    """One KataGo report line (no newline). ``scores(move, winrate)`` is the score
+    lead and spread after a move that the search gives that winrate
+    (:meth:`alphago.score_estimate.MoveScores.lead`); it and ``ownership`` are from
+    the side to move's view."""
     parts = []
     for order, c in enumerate(_limit(cands, args)):
         utility = 2.0 * c.winrate - 1.0
-        mean, spread = scores(c.move)
+        mean, spread = scores(c.move, c.winrate)
         parts.append(
             f"info move {coords.to_gtp(c.move, size)} visits {c.visits}"
             f" utility {utility:.6f} winrate {c.winrate:.6f}"

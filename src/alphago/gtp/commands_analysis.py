@@ -64,7 +64,7 @@ class _Reporter:
         cands = _describe(self.e, result)
         size = self.e.size
         if self.kata:
-            line = format_kata(cands, size, self.args, self.scores, self.ownership)
+            line = format_kata(cands, size, self.args, self.scores.lead, self.ownership)
         else:
             line = format_lz(cands, size, self.args)
         if line:
