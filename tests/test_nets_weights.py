@@ -91,6 +91,18 @@ def test_arbitrary_objects_are_refused(tmp_path: Path) -> None:
         load_weights(path)
 
 
+def test_a_zip_of_another_kind_is_refused_in_one_short_line(tmp_path: Path) -> None:
+    """A rollout .npz is a zip too: torch's many-line C++ error is cut to its start."""
+    import numpy as np
+
+    path = tmp_path / "rollout.npz"
+    np.savez(path, kind=np.array("rollout"), weights=np.zeros(4, np.float32))
+    with pytest.raises(ValueError, match="not a weights file written by alphago") as e:
+        load_weights(path)
+    message = str(e.value)
+    assert "\n" not in message and len(message) < len(str(path)) + 200
+
+
 def test_not_a_weights_file(tmp_path: Path) -> None:
     path = tmp_path / "junk.pt"
     path.write_bytes(b"this is not a torch file")

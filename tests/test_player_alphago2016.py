@@ -153,6 +153,41 @@ def test_a_size_without_shipped_2016_nets_plays_uct() -> None:
     assert "no AlphaGo 2016 nets ship for this size" in log[0]
 
 
+def test_files_given_beside_the_shipped_policy_are_checked_at_the_start(
+    files: dict[str, Path],
+) -> None:
+    """Without --policy-net the engine starts on 9x9 (its shipped nets' size), so a
+    --value-net of the wrong kind fails at startup, and on a size where no policy
+    ships the given files are refused rather than silently dropped for UCT."""
+    choice = PlayerChoice(PlayerSpec(simulations=8, engine="alphago2016"), [].append)
+    assert choice.default_size() == 9
+    wrong = PlayerSpec(
+        simulations=8, engine="alphago2016", value_net=str(files["zero"])
+    )
+    with pytest.raises(ValueError, match=f"expected {VALUE_KIND}"):
+        PlayerChoice(wrong, [].append).player_for(9)
+    from alphago.nets.nets2016 import shipped_2016
+
+    shipped = shipped_2016(9)
+    assert shipped is not None and shipped.value is not None
+    given = PlayerSpec(
+        simulations=8, engine="alphago2016", value_net=str(shipped.value)
+    )
+    choice = PlayerChoice(given, [].append)
+    assert choice.can_play(9) and not choice.can_play(19)
+    with pytest.raises(
+        UnacceptableSize, match="no AlphaGo 2016 policy ships for 19x19"
+    ):
+        choice.player_for(19)
+    bad_rollout = files["value"].with_name("text.npz")
+    bad_rollout.write_text("hello")
+    spec_r = PlayerSpec(
+        simulations=8, engine="alphago2016", rollout_weights=str(bad_rollout)
+    )
+    with pytest.raises(ValueError, match="not a rollout weights file"):
+        PlayerChoice(spec_r, [].append).player_for(9)
+
+
 def test_a_gtp_game_with_the_2016_engine(files: dict[str, Path]) -> None:
     choice = PlayerChoice(spec(files), [].append)
     e = Engine(choice.player_for(SIZE), SIZE, players=choice.player_for)

@@ -195,12 +195,18 @@ class PlayerChoice:
         self._given_2016: Nets2016 | None = None  # the --policy-net files, likewise
 
     def default_size(self) -> int:
-        """The size to start at: the --weights (or --policy-net) network's own, else
-        19."""
+        """The size to start at: the --weights (or --policy-net) network's own; with
+        --engine alphago2016 alone, the size its shipped nets play (9: none ship for
+        19x19, where it would fall back to plain UCT); else 19."""
         if self.spec.weights is not None:
             return self._weights_network().config.board_size
         if self.spec.policy_net is not None:
             return self._nets_2016().size
+        if self.spec.engine == "alphago2016" and not self.spec.uct:
+            from alphago.nets.nets2016 import shipped_2016
+
+            if shipped_2016(19) is None and shipped_2016(9) is not None:
+                return 9
         return 19
 
     def player_for(self, size: int) -> Player:
@@ -218,9 +224,14 @@ class PlayerChoice:
 
     def can_play(self, size: int) -> bool:
         """True if :meth:`player_for` would accept ``size`` (loads nothing new)."""
-        if self.spec.policy_net is not None:
+        spec = self.spec
+        if spec.policy_net is not None:
             return self._nets_2016().size == size
-        if self.spec.weights is None:
+        if spec.engine == "alphago2016" and (spec.value_net or spec.rollout_weights):
+            from alphago.nets.nets2016 import shipped_2016
+
+            return shipped_2016(size) is not None
+        if spec.weights is None:
             return True
         return self._weights_network().config.board_size == size
 
@@ -293,6 +304,13 @@ class PlayerChoice:
                 )
         else:
             files = shipped_2016(size)
+            if files is None and (spec.value_net or spec.rollout_weights):
+                # Those files would be ignored by the UCT fallback: say so instead.
+                raise UnacceptableSize(
+                    f"unacceptable size: no AlphaGo 2016 policy ships for "
+                    f"{size}x{size}, so --value-net and --rollout-weights need "
+                    "--policy-net there"
+                )
             if files is None:
                 what = "plain UCT with random playouts (no AlphaGo 2016 nets ship for"
                 return self._uct(size), what + " this size)"

@@ -69,8 +69,11 @@ def load_rollout_weights(path: str | os.PathLike[str]) -> np.ndarray:
             kind = str(archive["kind"])
             layout = int(archive["layout"])
             weights = np.array(archive["weights"])
-    except (KeyError, ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
-        raise ValueError(f"{path}: not a rollout weights file ({exc})") from None
+    except (KeyError, ValueError, OSError, zipfile.BadZipFile, EOFError):
+        raise ValueError(
+            f"{path}: not a rollout weights file (the .npz that alphago train "
+            "rollout writes)"
+        ) from None
     if kind != KIND:
         raise ValueError(f"{path}: a {kind!r} file, not {KIND!r}")
     if layout != pf.LAYOUT_VERSION:

@@ -260,7 +260,19 @@ def _unpickle(data: bytes, target: str) -> object:
     except Exception as exc:  # noqa: BLE001 - damage can fail anywhere in torch
         # Truncated or damaged archives fail in the zip reader, the unpickler or
         # the storage reader, as RuntimeError, OSError, EOFError, ...
-        raise WeightsError(f"{target}: not a weights file ({exc!r})") from None
+        # (a zip of another kind, such as a rollout .npz, fails here too)
+        raise WeightsError(
+            f"{target}: not a weights file written by alphago ({_brief(exc)})"
+        ) from None
+
+
+def _brief(exc: BaseException) -> str:
+    """The exception's kind and the start of its first line: torch's messages run to
+    many lines of C++ context."""
+    first = (str(exc).strip().splitlines() or [""])[0]
+    if len(first) > 100:
+        first = first[:97] + "..."
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
 def load_weights(
