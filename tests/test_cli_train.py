@@ -130,6 +130,12 @@ def test_train_sl_errors(
     assert main(["train", "sl", str(tmp_path / "seven")] + data + seven) == 1
     assert "7x7" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "nothing")]) == 2
+    for flag in ("--steps", "--val-every", "--checkpoint-every", "--log-every"):
+        with pytest.raises(SystemExit) as stop:
+            main(["train", "sl", str(tmp_path / "zero"), *data, flag, "0"])
+        assert stop.value.code == 2
+        assert f"argument {flag}: must be >= 1, not 0" in capsys.readouterr().err
+    assert not (tmp_path / "zero").exists()
 
 
 def test_train_rl_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -112,7 +112,10 @@ def _add_aux_options(p: argparse.ArgumentParser) -> None:
 
 def _add_step_options(p: argparse.ArgumentParser, steps: int, every: int) -> None:
     p.add_argument(
-        "--steps", type=int, default=steps, help="training steps (default %(default)s)"
+        "--steps",
+        type=at_least(1),
+        default=steps,
+        help="training steps (default %(default)s)",
     )
     p.add_argument(
         "--schedule",
@@ -122,17 +125,19 @@ def _add_step_options(p: argparse.ArgumentParser, steps: int, every: int) -> Non
     )
     p.add_argument(
         "--val-every",
-        type=int,
+        type=at_least(1),
         default=every,
         help="steps between validations (default %(default)s)",
     )
     p.add_argument(
         "--checkpoint-every",
-        type=int,
+        type=at_least(1),
         default=every,
         help="steps between checkpoints (a multiple of --log-every)",
     )
-    p.add_argument("--log-every", type=int, default=100, help="steps per metrics line")
+    p.add_argument(
+        "--log-every", type=at_least(1), default=100, help="steps per metrics line"
+    )
 
 
 def _add_optimizer_options(p: argparse.ArgumentParser, lr: float) -> None:
