@@ -472,3 +472,21 @@ def test_the_shipped_network_answers_the_centre_opening() -> None:
         abs(p // 9 - centre // 9) <= 2 and abs(p % 9 - centre % 9) <= 2 for p in top
     )
     assert -1.0 < float(value[0]) < 1.0
+
+
+@pytest.mark.parametrize("command", ["gtp", "analysis", "play"])
+def test_a_value_net_of_the_wrong_kind_stops_the_2016_engine_at_startup(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Beside the shipped 9x9 policy, a Zero net given as --value-net is refused
+    before the engine reads a command or query (analysis loads players lazily)."""
+    pytest.importorskip("torch")
+    from alphago.nets.shipped import shipped_weights
+
+    zero = shipped_weights(9)
+    assert zero is not None
+    argv = [command, "--engine", "alphago2016", "--value-net", str(zero)]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith(f"alphago {command}: error: ")
+    assert "expected alphago2016-value weights" in err[-1]

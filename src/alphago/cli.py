@@ -433,8 +433,10 @@ def _cmd_analysis(args: argparse.Namespace) -> int:
             print(
                 f"alphago analysis: -{flag.replace('_', '-')} ignored", file=sys.stderr
             )
+    choice = player_choice(args)
+    choice.check_named_files()
     server = AnalysisServer(
-        player_choice(args),
+        choice,
         sys.stdout,
         args.simulations,
         args.report_as,

@@ -222,6 +222,21 @@ class PlayerChoice:
             self._players[size] = player
         return self._players[size]
 
+    def check_named_files(self) -> None:
+        """Load the files the command line names, so that a bad one stops a server
+        that loads players lazily (``alphago analysis``) before its first query.
+
+        Raises:
+            WeightsError, ValueError, OSError: as :meth:`player_for`.
+        """
+        spec = self.spec
+        if spec.uct:
+            return
+        if spec.weights is not None or spec.policy_net is not None:
+            self.default_size()  # loads and checks them
+        elif spec.engine == "alphago2016" and (spec.value_net or spec.rollout_weights):
+            self.player_for(self.default_size())
+
     def can_play(self, size: int) -> bool:
         """True if :meth:`player_for` would accept ``size`` (loads nothing new)."""
         spec = self.spec
