@@ -565,6 +565,9 @@ _COMMANDS = {
 }
 
 
+#: The commands that run networks: they flush denormal floats (``denormals_flushed``).
+TORCH_COMMANDS = frozenset({"gtp", "analysis", "play", "bench", "train", "validate"})
+
 #: What the ``alphago`` command needs beyond goboard and search: the [alphago] extra.
 EXTRA_MODULES = ("torch", "sgfmill", "tqdm")
 EXTRA_HINT = 'pip install "goboard-engine[alphago]"'
@@ -587,7 +590,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     parser = build_parser()
     args = parser.parse_args(argv)
-    with _sigterm_exits():
+    flushed: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if args.command in TORCH_COMMANDS:
+        from alphago.nets.precision import denormals_flushed
+
+        flushed = denormals_flushed()  # before the first torch operation
+    with _sigterm_exits(), flushed:
         try:
             return _COMMANDS[args.command](args)
         except KeyboardInterrupt:

@@ -10,25 +10,10 @@
 - :class:`WeightsError`: a weights file refused (a ValueError naming the file).
 """
 
-import torch
-
-# Flush denormal floats to zero (FTZ/DAZ) on the CPU. Trained weights and Adam's
-# moments drift into the denormal range (the shipped nets hold thousands of such
-# values), and x86 arithmetic on them is slow enough that a 19x19 policy's training
-# step took 2.6 s instead of 0.11 s on two threads. The flag is per thread and
-# torch's worker threads copy it when they start, so it is set here, on import,
-# before any torch operation starts them; no network here needs denormals.
-torch.set_flush_denormal(True)
-
-from .evaluator import NetEvaluator  # noqa: E402
-from .leelazero import export_leela_zero, import_leela_zero  # noqa: E402
-from .model import NetConfig, PolicyValueNet  # noqa: E402
-from .weights import (  # noqa: E402
-    WeightsError,
-    load_network,
-    load_weights,
-    save_weights,
-)
+from .evaluator import NetEvaluator
+from .leelazero import export_leela_zero, import_leela_zero
+from .model import NetConfig, PolicyValueNet
+from .weights import WeightsError, load_network, load_weights, save_weights
 
 __all__ = [
     "NetConfig",

@@ -34,6 +34,8 @@ Precisions (what the forward pass, and in training the backward pass, computes i
 from __future__ import annotations
 
 import contextlib
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -45,6 +47,9 @@ __all__ = [
     "cpu_has_amx_bf16",
     "cpu_has_bf16_arithmetic",
     "default_precision",
+    "denormals_flushed",
+    "flush_denormals",
+    "flushing_denormals",
     "resolve_device",
     "resolve_precision",
     "supported_precisions",
@@ -54,6 +59,37 @@ __all__ = [
 PRECISIONS = ("fp32", "bf16", "fp16")
 
 _DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def flushing_denormals() -> bool:
+    """True if this thread's arithmetic flushes denormal floats to zero."""
+    return sys.float_info.min / 2 == 0.0  # a denormal double, unless flushed
+
+
+def flush_denormals(on: bool = True) -> None:
+    """Flush denormal floats to zero (FTZ/DAZ) in this thread, or stop doing so.
+
+    Trained weights and Adam's moments drift into the denormal range (the shipped
+    nets hold thousands of such values), and x86 arithmetic on them is slow enough
+    that a 19x19 policy's CPU training step took 2.6 s instead of 0.11 s. The flag is
+    per thread and torch's worker threads copy it when they start, so set it before
+    the process's first torch operation. It also flushes Python's own float
+    arithmetic in this thread, which is why it is scoped (:func:`denormals_flushed`)
+    rather than set on import.
+    """
+    torch.set_flush_denormal(on)
+
+
+@contextlib.contextmanager
+def denormals_flushed() -> Iterator[None]:
+    """:func:`flush_denormals` for the body; the thread's previous setting after
+    (torch threads started inside keep flushing: they only run torch's kernels)."""
+    before = flushing_denormals()
+    flush_denormals(True)
+    try:
+        yield
+    finally:
+        flush_denormals(before)
 
 
 def resolve_device(device: str | torch.device | None = "auto") -> torch.device:

@@ -35,6 +35,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from typing import Any, NamedTuple, TypeVar
 
+from alphago.nets.precision import flush_denormals
+
 from .selfplay import SelfPlayConfig, SelfPlayResult, selfplay_job
 
 __all__ = ["SEED_STRIDE", "Job", "plan_jobs", "run_jobs", "run_selfplay"]
@@ -182,7 +184,9 @@ def _on_processes(
     context = multiprocessing.get_context("spawn")
     results: list[R | None] = [None] * len(jobs)
     finished = 0
-    pool = ProcessPoolExecutor(max_workers=len(jobs), mp_context=context)
+    pool = ProcessPoolExecutor(
+        max_workers=len(jobs), mp_context=context, initializer=flush_denormals
+    )
     try:
         futures: dict[Future[R], int] = {
             pool.submit(task, *head, job.games, job.seed, *where): i
