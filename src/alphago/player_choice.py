@@ -234,15 +234,25 @@ class PlayerChoice:
             return
         if spec.weights is not None or spec.policy_net is not None:
             self.default_size()  # loads and checks them
-        elif spec.engine == "alphago2016" and (spec.value_net or spec.rollout_weights):
+        elif self._parts_beside_shipped_policy():
             self.player_for(self.default_size())
+
+    def _parts_beside_shipped_policy(self) -> bool:
+        """--engine alphago2016 with a value net or rollout file named but no
+        --policy-net: those parts go with the shipped policy of the size."""
+        spec = self.spec
+        return (
+            spec.engine == "alphago2016"
+            and spec.policy_net is None
+            and bool(spec.value_net or spec.rollout_weights)
+        )
 
     def can_play(self, size: int) -> bool:
         """True if :meth:`player_for` would accept ``size`` (loads nothing new)."""
         spec = self.spec
         if spec.policy_net is not None:
             return self._nets_2016().size == size
-        if spec.engine == "alphago2016" and (spec.value_net or spec.rollout_weights):
+        if self._parts_beside_shipped_policy():
             from alphago.nets.nets2016 import shipped_2016
 
             return shipped_2016(size) is not None
@@ -319,7 +329,7 @@ class PlayerChoice:
                 )
         else:
             files = shipped_2016(size)
-            if files is None and (spec.value_net or spec.rollout_weights):
+            if files is None and self._parts_beside_shipped_policy():
                 # Those files would be ignored by the UCT fallback: say so instead.
                 raise UnacceptableSize(
                     f"unacceptable size: no AlphaGo 2016 policy ships for "
