@@ -24,7 +24,8 @@ from collections.abc import Iterator, Sequence
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from alphago.cli_train import TRAINING_COMMANDS, add_training_commands, at_least
+from alphago.cli_args import at_least, board_size, finite, positive
+from alphago.cli_train import TRAINING_COMMANDS, add_training_commands
 from alphago.resign import winrate_argument
 
 if TYPE_CHECKING:
@@ -85,20 +86,22 @@ def _add_engine_options(
 def _add_board_options(p: argparse.ArgumentParser, size: int | None) -> None:
     p.add_argument(
         "--size",
-        type=int,
+        type=board_size,
         default=size,
         help="board size (default: %(default)s)"
         if size is not None
         else "board size at start (default: the --weights network's, else 19); "
         "GTP boardsize picks the player for each size",
     )
-    p.add_argument("--komi", type=float, default=7.5, help="komi (default %(default)s)")
+    p.add_argument(
+        "--komi", type=finite, default=7.5, help="komi (default %(default)s)"
+    )
 
 
 def _add_player_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--simulations",
-        type=int,
+        type=at_least(1),
         default=800,
         help="search simulations per move (default %(default)s)",
     )
@@ -182,7 +185,10 @@ def _add_player_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument(
-        "--threads", type=int, default=None, help="torch threads for the network"
+        "--threads",
+        type=at_least(1),
+        default=None,
+        help="torch threads for the network",
     )
     p.add_argument(
         "--rollout-threads",
@@ -197,7 +203,7 @@ def _add_player_options(p: argparse.ArgumentParser) -> None:
     _add_device_options(p)
     p.add_argument(
         "--analysis-memory",
-        type=int,
+        type=at_least(1),
         default=1024,
         metavar="MB",
         help="memory for the search tree kept while analysing and between moves "
@@ -230,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gtp.add_argument(
         "--analysis-visits",
-        type=int,
+        type=at_least(1),
         default=None,
         metavar="N",
         help="stop lz-analyze/kata-analyze searches at N simulations (default: "
@@ -259,20 +265,23 @@ def build_parser() -> argparse.ArgumentParser:
     _add_resign_option(play, "the engine resigns")
     play.add_argument("--sgf", metavar="FILE", help="save the game here at the end")
     play.add_argument(
-        "--time", type=float, default=None, help="engine seconds per move (optional)"
+        "--time", type=positive, default=None, help="engine seconds per move (optional)"
     )
 
     bench = sub.add_parser("bench", help="measure board, search and network speed")
-    bench.add_argument("--size", type=int, default=19, help="board size (default 19)")
-    bench.add_argument("--playouts", type=int, default=2000, help="board playouts")
+    count = at_least(1)
     bench.add_argument(
-        "--simulations", type=int, default=800, help="simulations per search"
+        "--size", type=board_size, default=19, help="board size (default 19)"
     )
-    bench.add_argument("--blocks", type=int, default=6, help="network blocks")
-    bench.add_argument("--filters", type=int, default=64, help="network filters")
-    bench.add_argument("--threads", type=int, default=None, help="torch threads")
+    bench.add_argument("--playouts", type=count, default=2000, help="board playouts")
     bench.add_argument(
-        "--batch", type=int, default=32, help="leaves per network call (default 32)"
+        "--simulations", type=count, default=800, help="simulations per search"
+    )
+    bench.add_argument("--blocks", type=at_least(0), default=6, help="network blocks")
+    bench.add_argument("--filters", type=count, default=64, help="network filters")
+    bench.add_argument("--threads", type=count, default=None, help="torch threads")
+    bench.add_argument(
+        "--batch", type=count, default=32, help="leaves per network call (default 32)"
     )
     _add_device_options(bench)
     bench.add_argument(
@@ -291,10 +300,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("engine_a", metavar="ENGINE_A", help="command line of engine A")
     ev.add_argument("engine_b", metavar="ENGINE_B", help="command line of engine B")
-    ev.add_argument("--games", type=int, default=10, help="games (default 10)")
-    ev.add_argument("--size", type=int, default=9, help="board size (default 9)")
-    ev.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
-    ev.add_argument("--parallel", type=int, default=1, help="games at once")
+    ev.add_argument("--games", type=count, default=10, help="games (default 10)")
+    ev.add_argument("--size", type=board_size, default=9, help="board size (default 9)")
+    ev.add_argument("--komi", type=finite, default=7.5, help="komi (default 7.5)")
+    ev.add_argument("--parallel", type=count, default=1, help="games at once")
     ev.add_argument(
         "--sgf-dir",
         metavar="DIR",
@@ -307,11 +316,11 @@ def build_parser() -> argparse.ArgumentParser:
         "count, only the missing ones are played (same engines, board and scoring)",
     )
     ev.add_argument(
-        "--max-moves", type=int, default=None, help="move cap (default 3 * size^2)"
+        "--max-moves", type=count, default=None, help="move cap (default 3 * size^2)"
     )
     ev.add_argument(
         "--move-timeout",
-        type=float,
+        type=positive,
         default=60.0,
         help="seconds per move before an engine forfeits (default 60)",
     )

@@ -21,42 +21,17 @@ import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from alphago.cli_args import at_least, board_size, finite
+
 if TYPE_CHECKING:
     from alphago.nets.model import NetConfig
     from alphago.train.learner import TrainConfig
 
-__all__ = ["TRAINING_COMMANDS", "add_training_commands", "at_least"]
-
-
-def at_least(low: int) -> Callable[[str], int]:
-    """An argparse type: an int >= ``low`` (a 0 or negative count would loop or
-    mean nothing; upper limits are checked by the configs the options fill)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be >= {low}, not {value}")
-        return value
-
-    return parse
-
-
-def _finite(text: str) -> float:
-    """An argparse type: a finite float."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise argparse.ArgumentTypeError(f"must be finite, not {text}")
-    return value
+__all__ = ["TRAINING_COMMANDS", "add_training_commands"]
 
 
 def _add_net_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    p.add_argument("--size", type=board_size, default=9, help="board size (default 9)")
     p.add_argument("--blocks", type=int, default=6, help="residual blocks (default 6)")
     p.add_argument("--filters", type=int, default=64, help="filters (default 64)")
     p.add_argument(
@@ -96,14 +71,14 @@ def _pooling_blocks(text: str | None, blocks: int) -> tuple[int, ...]:
 def _add_aux_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--ownership-weight",
-        type=_finite,
+        type=finite,
         default=0.0,
         help="weight of the final-ownership loss (KataGo's auxiliary target; adds an "
         "ownership head; KataGo used 1.5; default 0: off)",
     )
     p.add_argument(
         "--score-weight",
-        type=_finite,
+        type=finite,
         default=0.0,
         help="weight of the final-score loss (adds a score head; we suggest 0.25; "
         "default 0: off)",
@@ -189,8 +164,10 @@ def add_training_commands(sub: Any) -> None:
     gen.add_argument(
         "--level", type=int, default=10, help="GNU Go level 0..10 (default 10)"
     )
-    gen.add_argument("--size", type=int, default=9, help="board size (default 9)")
-    gen.add_argument("--komi", type=_finite, default=7.5, help="komi (default 7.5)")
+    gen.add_argument(
+        "--size", type=board_size, default=9, help="board size (default 9)"
+    )
+    gen.add_argument("--komi", type=finite, default=7.5, help="komi (default 7.5)")
     gen.add_argument(
         "--workers", type=at_least(1), default=2, help="GNU Go processes (default 2)"
     )
@@ -225,7 +202,9 @@ def add_training_commands(sub: Any) -> None:
     sh = sub.add_parser("shards", help="SGF files to training shards")
     sh.add_argument("sgf", nargs="+", metavar="SGF", help="SGF files or directories")
     sh.add_argument("--out", required=True, metavar="DIR", help="shard directory")
-    sh.add_argument("--size", type=int, default=9, help="board size kept (default 9)")
+    sh.add_argument(
+        "--size", type=board_size, default=9, help="board size kept (default 9)"
+    )
     sh.add_argument(
         "--planes",
         default="agz17",
@@ -311,7 +290,7 @@ def add_training_commands(sub: Any) -> None:
     )
     rl.add_argument(
         "--full-search-fraction",
-        type=_finite,
+        type=finite,
         default=0.25,
         help="playout cap randomisation (KataGo): the fraction of moves searched with "
         "--simulations that become examples; the others get a cheap search and only "
@@ -331,7 +310,7 @@ def add_training_commands(sub: Any) -> None:
     )
     rl.add_argument(
         "--mix-lambda",
-        type=_finite,
+        type=finite,
         default=0.0,
         metavar="L",
         help="self-play leaf value (1 - L) * value net + L * rollout outcome, as the "
@@ -443,7 +422,7 @@ def add_training_commands(sub: Any) -> None:
     )
     va.add_argument(
         "--holdout",
-        type=_finite,
+        type=finite,
         default=1.0,
         metavar="F",
         help="score the last fraction F of the examples, the split of train sl "
@@ -468,18 +447,18 @@ def _add_rollout_parser(modes: Any) -> None:
     )
     ro.add_argument("run", metavar="RUN", help="run directory (checkpoints, metrics)")
     ro.add_argument("--data", nargs="+", metavar="SGF", help="SGF files or dirs")
-    ro.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    ro.add_argument("--size", type=board_size, default=9, help="board size (default 9)")
     ro.add_argument(
         "--steps", type=at_least(1), default=2000, help="steps (default 2000)"
     )
     ro.add_argument(
         "--batch", type=at_least(1), default=256, help="positions per step (256)"
     )
-    ro.add_argument("--lr", type=_finite, default=0.01, help="Adam step (0.01)")
-    ro.add_argument("--l2", type=_finite, default=1e-4, help="L2 weight (1e-4)")
+    ro.add_argument("--lr", type=finite, default=0.01, help="Adam step (0.01)")
+    ro.add_argument("--l2", type=finite, default=1e-4, help="L2 weight (1e-4)")
     ro.add_argument(
         "--val-fraction",
-        type=_finite,
+        type=finite,
         default=0.1,
         help="games held out (default 0.1)",
     )

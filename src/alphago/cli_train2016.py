@@ -19,13 +19,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from alphago.cli_args import board_size, finite
+
 __all__ = ["add_train2016_modes", "run_train2016"]
 
 _PLANES = ("agz17", "lz18", "alphago48", "alphago49")
 
 
 def _net_options(p: argparse.ArgumentParser, planes: str) -> None:
-    p.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    p.add_argument("--size", type=board_size, default=9, help="board size (default 9)")
     p.add_argument(
         "--layers",
         type=int,
@@ -48,7 +50,7 @@ def _net_options(p: argparse.ArgumentParser, planes: str) -> None:
 
 
 def _game_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
+    p.add_argument("--komi", type=finite, default=7.5, help="komi (default 7.5)")
     p.add_argument(
         "--max-moves",
         type=int,
@@ -108,7 +110,9 @@ def add_train2016_modes(
     )
     prl.add_argument("run", metavar="RUN", help="run directory (checkpoints, metrics)")
     prl.add_argument("--init", metavar="POLICY", help="the starting policy (P_sigma)")
-    prl.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    prl.add_argument(
+        "--size", type=board_size, default=9, help="board size (default 9)"
+    )
     optimizer_options(prl, 1e-3)
     prl.set_defaults(optimizer="sgd", l2=0.0)
     prl.add_argument(
