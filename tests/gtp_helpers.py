@@ -6,6 +6,7 @@ import io
 import os
 import threading
 import time
+import types
 
 import numpy as np
 from numpy.typing import NDArray
@@ -13,7 +14,7 @@ from numpy.typing import NDArray
 import goboard
 import search
 from alphago.gtp import Engine
-from alphago.player import UCTPlayer
+from alphago.player import SearchPlayer, UCTPlayer
 
 
 class FixedOwnership(UCTPlayer):
@@ -26,6 +27,42 @@ class FixedOwnership(UCTPlayer):
         own = np.full((5, 5), -0.9)
         own[:, :3] = 0.9
         return own
+
+
+class NetOwnership(FixedOwnership):
+    """FixedOwnership, passed off as a network's ownership head: analyses read their
+    score leads off it (``alphago.score_estimate.move_scores``)."""
+
+    ownership_from_net = True
+
+
+class EvenAreaEvaluator:
+    """A stand-in network with an ownership head that sees every point as open (area
+    difference 0, variance 4 a position): a search that averages its margins finds
+    Black behind by exactly the komi, with a spread of 2 points, after every move."""
+
+    config = types.SimpleNamespace(ownership_head=True)
+
+    def evaluate(self, positions: search.Positions) -> tuple[NDArray[np.float32], ...]:
+        legal = positions.legal_masks().astype(np.float32)
+        values = np.zeros(len(positions), dtype=np.float32)
+        return legal / legal.sum(axis=1, keepdims=True), values
+
+    def evaluate_scored(
+        self, positions: search.Positions
+    ) -> tuple[NDArray[np.float32], ...]:
+        priors, values = self.evaluate(positions)
+        return priors, values, np.zeros_like(values), np.full_like(values, 4.0)
+
+    def ownership(self, positions: search.Positions) -> NDArray[np.float32]:
+        n = int(positions.pool.size)
+        return np.zeros((len(positions), n, n), dtype=np.float32)
+
+
+def even_area_player(sims: int = 24) -> SearchPlayer:
+    """A PUCT player over :class:`EvenAreaEvaluator`."""
+    config = search.SearchConfig(num_simulations=sims)
+    return SearchPlayer(EvenAreaEvaluator(), config, seed=1)  # type: ignore[arg-type]
 
 
 def make_engine(size: int = 9, sims: int = 16, **kwargs: object) -> Engine:

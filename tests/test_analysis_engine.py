@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import time
@@ -9,9 +10,12 @@ from collections.abc import Iterator
 
 import pytest
 from analysis_helpers import Reply, query, results, run, run_paced, searching, server
+from gtp_helpers import NetOwnership, even_area_player
 
 import goboard
+from alphago.analysis import AnalysisServer
 from alphago.analysis.rules import handicap_bonus, parse_rules
+from alphago.player import Player
 from goboard import coords
 
 FIELDS = {"move", "visits", "winrate", "scoreLead", "scoreMean", "scoreStdev"}
@@ -335,3 +339,51 @@ def test_quit_without_waiting_terminates_at_the_end_of_input() -> None:
     replies = [json.loads(line) for line in out.getvalue().splitlines()]
     assert results(replies, "b")[0]["noResults"] is True
     assert 0 < results(replies, "a")[0]["rootInfo"]["visits"] < 1_000_000
+
+
+class _OnePlayer:
+    """A PlayerSource of one 5x5 player."""
+
+    def __init__(self, player: Player) -> None:
+        self.player = player
+
+    def player_for(self, size: int) -> Player:
+        return self.player
+
+    def can_play(self, size: int) -> bool:
+        return size == 5
+
+
+def test_scores_come_from_the_ownership_head_where_the_net_has_one() -> None:
+    """Black's expected area 13.5 - 9 less komi 7.5: Black 3 points behind, in the
+    root and after every move, with the head's own spread."""
+    out = io.StringIO()
+    srv = AnalysisServer(_OnePlayer(NetOwnership()), out, 16, log=lambda line: None)
+    srv.serve([json.dumps(query("net", includeMovesOwnership=True))])
+    (reply,) = results(
+        [json.loads(line) for line in out.getvalue().splitlines()], "net"
+    )
+    assert reply["rootInfo"]["scoreLead"] == pytest.approx(-3.0, abs=1e-5)
+    assert reply["moveInfos"]
+    for m in reply["moveInfos"]:
+        assert m["scoreLead"] == m["scoreMean"] == pytest.approx(-3.0, abs=1e-5)
+        assert m["scoreStdev"] == pytest.approx(math.sqrt(25 * 0.19), abs=1e-5)
+        assert m["ownership"][0] == pytest.approx(0.9)  # A5: the head's, Black's view
+
+
+def test_a_search_that_averages_margins_reports_them() -> None:
+    """Black's view: behind by the komi everywhere, spread 2 (the evaluations'), in
+    the root and in every move (the head's static reading would spread 5)."""
+    out = io.StringIO()
+    player = even_area_player()
+    srv = AnalysisServer(_OnePlayer(player), out, 24, log=lambda line: None)
+    srv.serve([json.dumps(query("avg", moves=[["B", "C3"]]))])
+    (reply,) = results(
+        [json.loads(line) for line in out.getvalue().splitlines()], "avg"
+    )
+    assert reply["rootInfo"]["scoreLead"] == pytest.approx(-7.5, abs=1e-5)
+    assert reply["rootInfo"]["scoreStdev"] == pytest.approx(2.0, abs=1e-5)
+    assert len(reply["moveInfos"]) >= 2
+    for m in reply["moveInfos"]:
+        assert m["scoreLead"] == pytest.approx(-7.5, abs=1e-5)
+        assert m["scoreStdev"] == pytest.approx(2.0, abs=1e-5)

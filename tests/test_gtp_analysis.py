@@ -12,7 +12,9 @@ import pytest
 from gtp_helpers import (
     Collector,
     FixedOwnership,
+    NetOwnership,
     PipeWriter,
+    even_area_player,
     fails,
     make_engine,
     ok,
@@ -96,6 +98,37 @@ def test_kata_analyze_scores_lead_where_the_winrate_says() -> None:
         assert lead * (winrate - 0.5) >= 0, m
         assert lead == float(str(m["scoreMean"])) == float(str(m["scoreSelfplay"]))
         assert float(str(m["scoreStdev"])) <= 9.0  # sqrt of 77 empty points, capped
+
+
+def test_kata_analyze_reads_scores_off_an_ownership_head() -> None:
+    """With a network's ownership head, each move's scoreLead is the head's ownership
+    after it, summed, less komi: here Black's 13.5 - 9 points less 7.5 of komi."""
+    e = Engine(NetOwnership(), board_size=5, komi=7.5)
+    for colour, lead in (("b", -3.0), ("w", 3.0)):
+        response = e.handle(f"kata-analyze {colour} 0")
+        assert response is not None
+        items = parse_info(stream_lines(response)[-1])
+        assert items
+        for m in items:
+            assert float(str(m["scoreLead"])) == pytest.approx(lead, abs=1e-3)
+            assert float(str(m["scoreMean"])) == pytest.approx(lead, abs=1e-3)
+            # sqrt(25 * (1 - 0.81)): each point's variance as a +-1 outcome
+            assert float(str(m["scoreStdev"])) == pytest.approx(2.179, abs=1e-3)
+
+
+def test_kata_analyze_reports_the_margins_the_search_averaged() -> None:
+    """A network with an ownership head: the tree's average margin, here Black behind
+    by the komi after every move, with the evaluations' own spread (2 points), not
+    the head's static reading after the move (which would spread 5)."""
+    e = Engine(even_area_player(), board_size=5, komi=6.5)
+    for colour, lead in (("b", -6.5), ("w", 6.5)):
+        response = e.handle(f"kata-analyze {colour} 0")
+        assert response is not None
+        items = parse_info(stream_lines(response)[-1])
+        assert len(items) >= 2
+        for m in items:
+            assert float(str(m["scoreLead"])) == pytest.approx(lead, abs=1e-3)
+            assert float(str(m["scoreStdev"])) == pytest.approx(2.0, abs=1e-3)
 
 
 def test_kata_analyze_fields_and_ownership() -> None:

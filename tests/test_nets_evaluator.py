@@ -16,7 +16,13 @@ from nets_helpers import (  # noqa: E402
 
 import goboard  # noqa: E402
 from alphago.nets import NetEvaluator  # noqa: E402
-from search import PUCT, CachedEvaluator, Evaluator, SearchConfig  # noqa: E402
+from search import (  # noqa: E402
+    PUCT,
+    CachedEvaluator,
+    Evaluator,
+    ScoredEvaluator,
+    SearchConfig,
+)
 from search.evaluator import check_output  # noqa: E402
 
 
@@ -136,6 +142,31 @@ def test_bad_arguments() -> None:
         NetEvaluator(object())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="9x9"):
         NetEvaluator(model).evaluate(positions_of([goboard.Board(13)]))
+
+
+@pytest.mark.parametrize("symmetries", ["none", "average"])
+def test_scored_evaluation_sums_the_ownership_of_the_side_to_move(
+    symmetries: str,
+) -> None:
+    model = tiny_net(9, ownership=True)
+    ev = NetEvaluator(model, symmetries=symmetries, precision="fp32")
+    assert isinstance(ev, ScoredEvaluator)
+    boards = _boards(9)[:3]
+    positions = positions_of(boards)
+    priors, values, areas, variances = ev.evaluate_scored(positions)
+    want_p, want_v = ev.evaluate(positions)
+    np.testing.assert_allclose(priors, want_p, atol=1e-6)
+    np.testing.assert_allclose(values, want_v, atol=1e-6)
+    black = ev.ownership(positions).reshape(len(boards), -1).astype(np.float64)
+    movers = np.array([b.to_play for b in boards], dtype=np.float64)
+    own = black * movers[:, None]  # the side to move's view
+    assert areas.dtype == variances.dtype == np.float32
+    np.testing.assert_allclose(areas, own.sum(axis=1), atol=1e-4)
+    np.testing.assert_allclose(variances, (1 - own**2).sum(axis=1), atol=1e-4)
+    empty = ev.evaluate_scored(positions.subset([]))
+    assert [a.shape[0] for a in empty] == [0, 0, 0, 0]
+    with pytest.raises(ValueError, match="ownership"):
+        NetEvaluator(tiny_net(9)).evaluate_scored(positions)
 
 
 def test_ownership_is_from_blacks_view() -> None:

@@ -447,13 +447,27 @@ class SearchPlayer(_TreePlayer):
         self.evaluator = evaluator
         self.rollout = rollout
 
-    def ownership(self, board: goboard.Board) -> NDArray[np.float64]:
-        """[N, N] in [-1, 1], Black's view: the network's ownership head when the
-        evaluator has one (``config.ownership_head``, as ``NetEvaluator``), else
-        random playouts."""
+    def _ownership_head(
+        self,
+    ) -> Callable[[search.Positions], NDArray[np.float32]] | None:
+        """The evaluator's ownership head, if it has one (``config.ownership_head``,
+        as ``NetEvaluator``)."""
         head = getattr(self.evaluator, "ownership", None)
         config = getattr(self.evaluator, "config", None)
-        if callable(head) and getattr(config, "ownership_head", False):
+        if callable(head) and getattr(config, "ownership_head", False) is True:
+            return head  # type: ignore[no-any-return]
+        return None
+
+    @property
+    def ownership_from_net(self) -> bool:
+        """Whether :meth:`ownership` reads the network's ownership head."""
+        return self._ownership_head() is not None
+
+    def ownership(self, board: goboard.Board) -> NDArray[np.float64]:
+        """[N, N] in [-1, 1], Black's view: the network's ownership head when the
+        evaluator has one (:attr:`ownership_from_net`), else random playouts."""
+        head = self._ownership_head()
+        if head is not None:
             positions = search.Positions(goboard.Pool([board], 1), [0])
             own = np.asarray(head(positions), dtype=np.float64)
             return own.reshape(board.size, board.size)
@@ -461,16 +475,31 @@ class SearchPlayer(_TreePlayer):
 
     def _make_search(self, board: goboard.Board) -> search.MCTS:
         seed = int(self._rng.integers(2**62))
+        # With an ownership head the tree averages final scores for analyses
+        # (SearchResult.scores); the moves are the same either way.
+        scores = self.ownership_from_net and isinstance(
+            self.evaluator, search.ScoredEvaluator
+        )
         if isinstance(self.config, search.GumbelConfig):
             return search.Gumbel(
-                self.evaluator, board, self.config, seed, rollout=self.rollout
+                self.evaluator,
+                board,
+                self.config,
+                seed,
+                rollout=self.rollout,
+                scores=scores,
             )
         if isinstance(self.config, search.AlphaGo2016Config):
             return search.AlphaGo2016(
-                self.evaluator, board, self.config, seed, rollout=self.rollout
+                self.evaluator,
+                board,
+                self.config,
+                seed,
+                rollout=self.rollout,
+                scores=scores,
             )
         assert isinstance(self.config, search.SearchConfig)
-        return search.PUCT(self.evaluator, board, self.config, seed)
+        return search.PUCT(self.evaluator, board, self.config, seed, scores=scores)
 
     def _search(
         self,

@@ -61,9 +61,10 @@ if TYPE_CHECKING:
 __all__ = ["PlayerChoice", "PlayerSpec", "UnacceptableSize"]
 
 #: Bytes of search tree per node beyond the board (search.tree): visits, values,
-#: flags, PUCT's per-node terms and the network value Gumbel keeps (65 B), plus per
-#: action a prior, a child index and the child's visits and Q restated (24 B).
-_TREE_BYTES_FIXED = 72
+#: flags, PUCT's per-node terms, the network value Gumbel keeps and the margin sums
+#: of searches that keep scores (89 B), plus per action a prior, a child index and
+#: the child's visits and Q restated (24 B).
+_TREE_BYTES_FIXED = 96
 _TREE_BYTES_PER_ACTION = 24
 #: goboard.Pool keeps one C board per node (its size does not depend on N).
 _POOL_BYTES = 5_900

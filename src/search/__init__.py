@@ -14,6 +14,7 @@ from .evaluator import (
     Positions,
     RolloutEvaluator,
     RolloutPolicy,
+    ScoredEvaluator,
     UniformEvaluator,
 )
 from .filters import MoveFilter
@@ -21,7 +22,7 @@ from .gumbel import completed_q, halving_phases, improved_policy, sigma_q
 from .mcts import MCTS, PUCT, UCT, AlphaGo2016, Callback, Gumbel, run_search
 from .pattern_rollouts import PatternRollouts
 from .puct import choose_move, dirichlet_mix, puct_scores, ucb1_scores
-from .result import SearchResult
+from .result import ScoreStats, SearchResult
 from .tree import Tree
 
 __all__ = [
@@ -41,6 +42,8 @@ __all__ = [
     "Positions",
     "RolloutEvaluator",
     "RolloutPolicy",
+    "ScoreStats",
+    "ScoredEvaluator",
     "SearchConfig",
     "SearchResult",
     "Tree",

@@ -30,6 +30,7 @@ from .evaluator import (
     Evaluator,
     Positions,
     RolloutPolicy,
+    ScoredEvaluator,
     check_output,
 )
 from .filters import MoveFilter, filter_legal
@@ -96,6 +97,9 @@ class MCTS(RootsMixin):
             ``mix_lambda``.
         mix_lambda: weight of the rollout value.
         expansion_threshold: a leaf gets its priors on this visit.
+        scores: keep final-score estimates in the tree (``SearchResult.scores``):
+            the evaluator must be a :class:`search.ScoredEvaluator`. The search's
+            moves do not change.
     """
 
     #: The config type each selection rule needs (a subclass supplying its own
@@ -116,6 +120,7 @@ class MCTS(RootsMixin):
         rollout: RolloutPolicy | None = None,
         mix_lambda: float = 0.0,
         expansion_threshold: int = 1,
+        scores: bool = False,
     ) -> None:
         if not isinstance(config, _Common):
             raise TypeError(
@@ -129,6 +134,11 @@ class MCTS(RootsMixin):
             raise TypeError(f"rule {rule!r} needs a {wanted.__name__}")
         if not hasattr(evaluator, "evaluate"):
             raise TypeError("evaluator must have an evaluate(positions) method")
+        if scores and not isinstance(evaluator, ScoredEvaluator):
+            raise TypeError(
+                "scores=True needs an evaluator with evaluate_scored(positions) "
+                "(search.ScoredEvaluator)"
+            )
         boards = as_boards(roots)
         self.config = config
         self.evaluator = evaluator
@@ -136,6 +146,10 @@ class MCTS(RootsMixin):
         self.rollout = rollout
         self.mix_lambda = float(mix_lambda)
         self.expansion_threshold = int(expansion_threshold)
+        self.keeps_scores = bool(scores)
+        # Per game, the komi the evaluators' area differences are counted less.
+        self._komi = np.array([b.komi for b in boards], dtype=np.float64)
+        self._leaf_margins: NDArray[np.float64] | None = None  # of the last leaves
         capacity = config.capacity()
         self.pool = goboard.Pool(boards, capacity)
         size = int(self.pool.size)
@@ -473,8 +487,8 @@ class MCTS(RootsMixin):
             walks.append(w)
         batch = _step.merge(walks)
         self._create_nodes(batch)
-        values = self._evaluate(batch)
-        _step.backup(t, batch, values, vl)
+        values, margins = self._evaluate(batch)
+        _step.backup(t, batch, values, vl, margins)
         pending[batch.leaf] = False
         if len(walks) == 1 and batch.all_eval:
             return np.ones(active.size, dtype=np.int64)
@@ -507,20 +521,30 @@ class MCTS(RootsMixin):
         w.expand[hit] = False
         w.all_eval = w.all_expand = False
 
-    def _evaluate(self, w: Walks) -> NDArray[np.float64]:
-        """Leaf values (leaf's side to move) per walk; priors stored where expanding."""
+    def _evaluate(
+        self, w: Walks
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+        """Leaf values (leaf's side to move) per walk, and with ``keeps_scores`` their
+        margins [K, 2] (:func:`_step.backup`); priors stored where expanding."""
         if w.all_eval:
-            return self._leaf_values(w.leaf, w.slots, w.expand, w.all_expand)
+            values = self._leaf_values(w.leaf, w.slots, w.expand, w.all_expand)
+            return values, self._leaf_margins
         kind = w.kind
         evaluate = kind <= _step.OLD
         values = np.zeros(kind.shape[0], dtype=np.float64)
         term = kind == _step.TERMINAL_LEAF
         values[term] = self.tree.terminal_value_flat[w.leaf[term]]
+        margins = np.zeros((kind.shape[0], 2)) if self.keeps_scores else None
+        if margins is not None and term.any():
+            counted = self.pool.scores(w.slots[term]) * self.pool.to_play(w.slots[term])
+            margins[term] = np.stack([counted, counted * counted], axis=1)
         if evaluate.any():
             values[evaluate] = self._leaf_values(
                 w.leaf[evaluate], w.slots[evaluate], w.expand[evaluate], False
             )
-        return values
+            if margins is not None:
+                margins[evaluate] = self._leaf_margins
+        return values, margins
 
     def _leaf_values(
         self, pos: I64, slots: I64, expand: NDArray[np.bool_], all_expand: bool
@@ -534,12 +558,15 @@ class MCTS(RootsMixin):
         if isinstance(rollout, ConcurrentRollouts):
             later = rollout.values_later(positions)
         try:
-            priors, values = check_output(
-                self.evaluator.evaluate(positions),
-                pos.shape[0],
-                t.num_actions,
-                trusted=self._trusted,
-            )
+            if self.keeps_scores:
+                priors, values = self._scored(positions, slots)
+            else:
+                priors, values = check_output(
+                    self.evaluator.evaluate(positions),
+                    pos.shape[0],
+                    t.num_actions,
+                    trusted=self._trusted,
+                )
         except BaseException:
             if later is not None:
                 later()  # no rollout may still read the pool once the search goes on
@@ -554,6 +581,31 @@ class MCTS(RootsMixin):
             legal = positions.legal_masks()[expand]
             self._store_priors(pos[expand], priors[expand], legal)
         return v
+
+    def _scored(
+        self, positions: Positions, slots: I64
+    ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """``evaluate_scored``'s priors and values; its margins (komi counted, the
+        leaves' side to move) and second moments go to ``_leaf_margins``."""
+        assert isinstance(self.evaluator, ScoredEvaluator)
+        answer = self.evaluator.evaluate_scored(positions)
+        if not isinstance(answer, tuple) or len(answer) != 4:
+            raise TypeError(
+                "evaluate_scored must return (priors, values, areas, variances)"
+            )
+        priors, values = check_output(
+            answer[:2], len(positions), self.tree.num_actions, trusted=self._trusted
+        )
+        areas = np.asarray(answer[2], dtype=np.float64)
+        variances = np.asarray(answer[3], dtype=np.float64)
+        if areas.shape != values.shape or variances.shape != values.shape:
+            raise ValueError("evaluate_scored's areas and variances must be [B]")
+        if not (np.isfinite(areas).all() and (variances >= 0).all()):
+            raise ValueError("evaluate_scored gave a non-finite area or variance < 0")
+        komi = self._komi[slots // self.tree.capacity]
+        margins = areas - komi * self.pool.to_play(slots)
+        self._leaf_margins = np.stack([margins, variances + margins * margins], axis=1)
+        return priors, values
 
     def _store_priors(
         self, pos: I64, priors: NDArray[np.float32], legal: NDArray[np.bool_]

@@ -66,6 +66,8 @@ class Gumbel(MCTS):
         config: GumbelConfig | None = None,
         rng: Seeds = None,
         rollout: RolloutPolicy | None = None,
+        *,
+        scores: bool = False,
     ) -> None:
         config = GumbelConfig() if config is None else config
         if not isinstance(config, GumbelConfig):
@@ -80,6 +82,7 @@ class Gumbel(MCTS):
             rule="gumbel",
             rollout=rollout,
             mix_lambda=config.mix_lambda,
+            scores=scores,
         )
         self._gumbel = config
         g, a = self.tree.games, self.tree.num_actions
@@ -246,8 +249,8 @@ class Gumbel(MCTS):
             walks.append(w)
         batch = _step.merge(walks)
         self._create_nodes(batch)
-        values = self._evaluate(batch)
-        _step.backup(t, batch, values, vl)
+        values, margins = self._evaluate(batch)
+        _step.backup(t, batch, values, vl, margins)
         pending[batch.leaf] = False
         real = batch.kind != _step.COLLISION
         return np.bincount(batch.games[real], minlength=t.games)[active]

@@ -3,6 +3,7 @@ noise), reading results, moving on after a move (tree reuse) and new games."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -12,7 +13,7 @@ from numpy.typing import NDArray
 import goboard
 
 from .puct import choose_move, dirichlet_mix, prune_forced
-from .result import SearchResult
+from .result import ScoreStats, SearchResult
 from .tree import EXPANDED
 
 if TYPE_CHECKING:
@@ -85,6 +86,9 @@ class RootsMixin:
     _forcing: bool = False
     _forced_games: NDArray[np.bool_]
     _forced_k: float
+    keeps_scores: bool
+    _komi: NDArray[np.float64]
+    _leaf_margins: NDArray[np.float64] | None
 
     def _leaf_values(
         self,
@@ -129,6 +133,12 @@ class RootsMixin:
             t.visits_flat[todo[fresh]] = 1
             t.value_sums_flat[todo[fresh]] = -values[fresh]
             t.sync_edges(todo)
+            if self.keeps_scores:
+                assert self._leaf_margins is not None
+                first = todo[fresh]
+                t.margin_sums_flat[first] = -self._leaf_margins[fresh, 0]
+                t.margin_squares_flat[first] = self._leaf_margins[fresh, 1]
+                t.margin_visits_flat[first] = 1
         if self._noise <= 0.0:
             return
         for g, on in zip(games.tolist(), noise.tolist(), strict=True):
@@ -200,7 +210,27 @@ class RootsMixin:
             resign=resign,
             elapsed=elapsed,
             pruned_visits=pruned,
+            scores=self._score_stats(g) if self.keeps_scores else None,
         )
+
+    def _score_stats(self, g: int) -> ScoreStats:
+        """Game g's tree margins as :class:`ScoreStats` (the root's side to move)."""
+        t = self.tree
+        kids = t.children[g, 0].astype(np.int64) + g * t.stride
+        n = t.margin_visits_flat[kids]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            leads = np.where(n > 0, t.margin_sums_flat[kids] / n, np.nan)
+            second = t.margin_squares_flat[kids] / n
+            stdevs = np.where(
+                n > 0, np.sqrt(np.maximum(second - leads**2, 0.0)), np.nan
+            )
+        root = t.flat(g, 0)
+        n_root = float(t.margin_visits_flat[root])
+        if n_root <= 0:
+            return ScoreStats(leads, stdevs, math.nan, math.nan)
+        lead = -float(t.margin_sums_flat[root]) / n_root  # the chooser's view, negated
+        spread = float(t.margin_squares_flat[root]) / n_root - lead * lead
+        return ScoreStats(leads, stdevs, lead, math.sqrt(max(spread, 0.0)))
 
     # -- moving on -------------------------------------------------------------
 
@@ -222,6 +252,7 @@ class RootsMixin:
             raise TypeError("board must be a goboard.Board")
         self.pool.set_root(g, board)
         self.tree.reset(g)
+        self._komi[g] = board.komi
         self._noise_saved[g] = None
 
     def advance(self, move: int, game: int = 0) -> None:

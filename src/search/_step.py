@@ -267,12 +267,16 @@ def backup(
     walks: Walks,
     values: NDArray[np.float64],
     virtual_loss: int,
+    margins: NDArray[np.float64] | None = None,
 ) -> None:
     """Add each walk's leaf value along its path and take back its virtual loss.
 
     ``values[k]`` is walk k's leaf value from the leaf's side to move (ignored for
     collisions, which only give back their virtual loss). A node stores values from its
     chooser's view, so the leaf gets ``-v``, its parent ``+v``, and so on up.
+    ``margins`` [K, 2] (searches that keep scores): walk k's expected final margin
+    from the leaf's side to move and its second moment, added the same way to the
+    tree's margin sums (collisions add nothing).
 
     A node on the walks of several rounds gets their updates round after round, one
     float addition each, as ``np.add.at`` over the walks in order would add them.
@@ -300,3 +304,23 @@ def backup(
             tree.virtual_flat[p] -= 1
         start = stop
     tree.sync_edges(pos)
+    if margins is not None:
+        _backup_margins(tree, walks, margins)
+
+
+def _backup_margins(tree: Tree, walks: Walks, margins: NDArray[np.float64]) -> None:
+    """The margin half of :func:`backup` (signs as for values; nothing for
+    collisions). Round by round, like the values, so that a node on several walks
+    adds them in walk order."""
+    walk = walks.walk
+    real = (walks.kind != COLLISION).astype(np.float64).take(walk)
+    sign = _SIGN[(walks.depth.take(walk) - walks.level) & 1]
+    dm = sign * margins[:, 0].take(walk) * real
+    dsq = margins[:, 1].take(walk) * real
+    start = 0
+    for stop in walks.rounds:
+        p = walks.nodes[start:stop]
+        tree.margin_sums_flat[p] += dm[start:stop]
+        tree.margin_squares_flat[p] += dsq[start:stop]
+        tree.margin_visits_flat[p] += real[start:stop]
+        start = stop

@@ -9,6 +9,13 @@ A search hands an :class:`Evaluator` a batch of :class:`Positions` (slots of a
 - ``values``: float32 ``[B]`` in [-1, 1], the expected outcome for the side to move
   (+1 win, -1 loss).
 
+An evaluator that also judges the final score (a network with an ownership head) may
+offer :class:`ScoredEvaluator`'s ``evaluate_scored``: the same two arrays, plus each
+position's expected area difference (own points less the opponent's, komi left out:
+the search subtracts its roots' komi) and that estimate's variance, both float32
+``[B]``. A search made with ``scores=True`` calls it instead of ``evaluate`` and
+averages the margins over its tree as it averages values (``SearchResult.scores``).
+
 The evaluator chooses its own input: a network reads ``pool.features`` planes, a rollout
 evaluator runs ``pool.playouts``, a uniform one needs only ``positions.legal_masks()``,
 and a cache keys on ``pool.eval_keys``. Nothing here imports torch.
@@ -35,12 +42,16 @@ __all__ = [
     "Positions",
     "RolloutEvaluator",
     "RolloutPolicy",
+    "ScoredEvaluator",
     "UniformEvaluator",
     "check_output",
     "make_rng",
 ]
 
 Output = tuple[NDArray[np.float32], NDArray[np.float32]]
+ScoredOutput = tuple[
+    NDArray[np.float32], NDArray[np.float32], NDArray[np.float32], NDArray[np.float32]
+]
 
 
 def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
@@ -109,6 +120,16 @@ class Evaluator(Protocol):
     the side to move's view in [-1, 1]."""
 
     def evaluate(self, positions: Positions) -> Output: ...
+
+
+@runtime_checkable
+class ScoredEvaluator(Evaluator, Protocol):
+    """An evaluator that also estimates the final score: ``evaluate_scored`` gives
+    ``(priors, values, areas, variances)``, the first two as ``evaluate``'s; ``areas``
+    float32 [B] the expected final area of the side to move less the opponent's
+    (komi not included), ``variances`` float32 [B] >= 0 that estimate's variance."""
+
+    def evaluate_scored(self, positions: Positions) -> ScoredOutput: ...
 
 
 @runtime_checkable

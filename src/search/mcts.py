@@ -40,7 +40,12 @@ __all__ = ["MCTS", "PUCT", "UCT", "AlphaGo2016", "Callback", "Gumbel", "run_sear
 
 
 class PUCT(MCTS):
-    """AlphaGo Zero search: PUCT selection, the evaluator's values, root noise."""
+    """AlphaGo Zero search: PUCT selection, the evaluator's values, root noise.
+
+    ``scores=True`` keeps final-score estimates in the tree (``SearchResult.scores``;
+    the evaluator must be a :class:`search.ScoredEvaluator`); so do AlphaGo2016's and
+    Gumbel's.
+    """
 
     def __init__(
         self,
@@ -48,11 +53,13 @@ class PUCT(MCTS):
         roots: goboard.Board | Sequence[goboard.Board],
         config: SearchConfig | None = None,
         rng: Seeds = None,
+        *,
+        scores: bool = False,
     ) -> None:
         config = SearchConfig() if config is None else config
         if type(config) is not SearchConfig:
             raise TypeError("PUCT needs a SearchConfig")
-        super().__init__(evaluator, roots, config, rng)
+        super().__init__(evaluator, roots, config, rng, scores=scores)
 
 
 class AlphaGo2016(MCTS):
@@ -69,6 +76,8 @@ class AlphaGo2016(MCTS):
         config: AlphaGo2016Config | None = None,
         rng: Seeds = None,
         rollout: RolloutPolicy | None = None,
+        *,
+        scores: bool = False,
     ) -> None:
         config = AlphaGo2016Config() if config is None else config
         if not isinstance(config, AlphaGo2016Config):
@@ -86,6 +95,7 @@ class AlphaGo2016(MCTS):
             rollout=rollout,
             mix_lambda=config.mix_lambda,
             expansion_threshold=config.expansion_threshold,
+            scores=scores,
         )
 
 

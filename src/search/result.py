@@ -7,7 +7,30 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["SearchResult"]
+__all__ = ["ScoreStats", "SearchResult"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ScoreStats:
+    """Final-score estimates averaged over the search tree, as values are (KataGo's
+    ``scoreMean``), for searches asked to keep them (``scores=True``).
+
+    Every evaluation in a subtree adds its evaluator's expected margin (area minus
+    komi, points) and that estimate's variance; all are from the root's side to move.
+
+    Attributes:
+        leads: float64 [A], each root child's mean margin; NaN where never visited.
+        stdevs: float64 [A], the spread of the final margin over the child's
+            subtree: the square root of the mean of each evaluation's variance plus
+            its squared margin, less the squared mean; NaN where never visited.
+        lead: the root's mean margin (over the root and all its subtree).
+        stdev: its spread, likewise.
+    """
+
+    leads: NDArray[np.float64] = field(repr=False)
+    stdevs: NDArray[np.float64] = field(repr=False)
+    lead: float
+    stdev: float
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -34,6 +57,8 @@ class SearchResult:
         improved_policy: float64 [A] for ``search.Gumbel``: ``softmax(logits +
             sigma(completed Q))`` over the legal moves, 0 on the others (see
             :mod:`search.gumbel`); None for the other searches.
+        scores: the tree's final-score estimates (:class:`ScoreStats`) for a search
+            made with ``scores=True``; None otherwise.
     """
 
     visits: NDArray[np.int64] = field(repr=False)
@@ -49,6 +74,7 @@ class SearchResult:
     #: float64 [A]: the visits after policy target pruning when this root had
     #: forced playouts (``SearchConfig.forced_playouts``); None otherwise.
     pruned_visits: NDArray[np.float64] | None = field(default=None, repr=False)
+    scores: ScoreStats | None = field(default=None, repr=False)
 
     @property
     def best_q(self) -> float:

@@ -30,6 +30,12 @@ Glossary of the arrays (``A`` = N*N + 1 actions, pass last):
 - ``net_value [G, M+1]`` float64: the evaluator's value of the node from its own side
   to move, kept by the searches that need it apart from the backed-up mean
   (``search.Gumbel``'s completed Q); 0 where none was stored.
+- ``margin_sums [G, M+1]`` float64: for searches that keep scores
+  (``MCTS(scores=True)``), the sum of the evaluations' expected final margins (area
+  less komi, points) below and at the node, from the chooser's view as
+  ``value_sums``; ``margin_squares`` the sum of their second moments (variance plus
+  squared margin, the same from either side); ``margin_visits`` how many evaluations
+  they hold (a collision adds none). Zero in searches that do not keep them.
 - ``prior [G, M+1, A]`` float32: renormalised priors over the legal moves; ``-inf``
   marks illegal moves. Valid where ``state`` is ``EXPANDED``.
 - ``children [G, M+1, A]`` int32: child node per action, ``-1`` if not created yet.
@@ -101,6 +107,9 @@ class Tree:
         self.state = np.zeros((g, m + 1), dtype=np.int8)
         self.terminal_value = np.zeros((g, m + 1), dtype=np.float32)
         self.net_value = np.zeros((g, m + 1), dtype=np.float64)
+        self.margin_sums = np.zeros((g, m + 1), dtype=np.float64)
+        self.margin_squares = np.zeros((g, m + 1), dtype=np.float64)
+        self.margin_visits = np.zeros((g, m + 1), dtype=np.float64)
         self.prior = np.zeros((g, m + 1, a), dtype=np.float32)
         self.children = np.full((g, m + 1, a), -1, dtype=np.int32)
         self.parent = np.full((g, m + 1), -1, dtype=np.int32)
@@ -120,6 +129,9 @@ class Tree:
         self.state_flat = self.state.reshape(-1)
         self.terminal_value_flat = self.terminal_value.reshape(-1)
         self.net_value_flat = self.net_value.reshape(-1)
+        self.margin_sums_flat = self.margin_sums.reshape(-1)
+        self.margin_squares_flat = self.margin_squares.reshape(-1)
+        self.margin_visits_flat = self.margin_visits.reshape(-1)
         self.prior_rows = self.prior.reshape(g * (m + 1), a)
         self.children_rows = self.children.reshape(g * (m + 1), a)
         self.parent_flat = self.parent.reshape(-1)
@@ -157,6 +169,9 @@ class Tree:
         self.state[g, rows] = UNEXPANDED
         self.terminal_value[g, rows] = 0.0
         self.net_value[g, rows] = 0.0
+        self.margin_sums[g, rows] = 0.0
+        self.margin_squares[g, rows] = 0.0
+        self.margin_visits[g, rows] = 0.0
         self.children[g, rows] = -1
         self.parent[g, rows] = -1
         self.action[g, rows] = -1
@@ -194,6 +209,9 @@ class Tree:
             self.state,
             self.terminal_value,
             self.net_value,
+            self.margin_sums,
+            self.margin_squares,
+            self.margin_visits,
             self.prior,
             self.edge_n,
             self.edge_q,
@@ -245,8 +263,8 @@ class Tree:
         """Raise AssertionError if game g's tree is inconsistent.
 
         Always: no pending virtual loss; sentinel column zero; parent/child links agree;
-        edge statistics restate the children's; a node's visits are at least the sum
-        of its children's. ``strict`` (searches
+        edge statistics restate the children's; a node's visits (and margin visits)
+        are at least the sum of its children's. ``strict`` (searches
         that expand on the first visit): an expanded node's visits are exactly one more
         than its children's.
         """
@@ -279,5 +297,7 @@ class Tree:
             total = int(self.visits[g, kids[made]].sum())
             n = int(self.visits[g, node])
             assert n >= total, f"node {node}: visits {n} < children's {total}"
+            scored = self.margin_visits[g, kids[made]].sum()
+            assert self.margin_visits[g, node] >= scored, f"margin visits of {node}"
             if strict and self.state[g, node] == EXPANDED:
                 assert n == total + 1, f"node {node}: visits {n} != 1 + {total}"

@@ -9,16 +9,17 @@ Per field:
 
 - ``winrate``: the search's mean value mapped to [0, 1]; ``lcb`` a normal
   approximation below it; ``utility`` = 2 winrate - 1 (no score utility).
-- ``scoreLead`` (= ``scoreMean`` = ``scoreSelfplay``) and ``scoreStdev``: no net's
-  score head is read (only the shipped 9x9 net has one), so
-  :func:`alphago.score_estimate.score_lead` reads the lead off
-  the move's winrate with the spread ``scoreStdev`` (the square root of the empty
-  points, capped by random playouts after the move); never missing.
+- ``scoreLead`` (= ``scoreMean`` = ``scoreSelfplay``) and ``scoreStdev``: where the
+  network has an ownership head (the shipped 9x9 net), the margin the search tree
+  averaged over the head's estimates (``SearchResult.scores``) and their spread;
+  else :func:`alphago.score_estimate.score_lead` reads the lead off the move's
+  winrate with the spread ``scoreStdev`` (the square root of the empty points, capped
+  by random playouts after the move). Never missing (:mod:`alphago.score_estimate`).
 - ``prior``: the network's policy at the root; ``policy``: the raw network policy,
   -1 on illegal points, pass last. UCT has no network: both are uniform over the
   legal moves.
-- ``ownership``: the player's estimate (random playouts); ``moveInfos[].ownership``:
-  the playouts after each move.
+- ``ownership``: the player's estimate (the ownership head, else random playouts);
+  ``moveInfos[].ownership``: the same after each move.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import search
 from goboard import coords
 
 from ..player import Candidate, Player, candidates_from_result
-from ..score_estimate import MoveScores
+from ..score_estimate import ScoreSource, move_scores, searched_lead
 from .query import Job
 
 __all__ = ["View", "analysis_response", "no_results", "policy_of"]
@@ -112,22 +113,27 @@ def no_results(job: Job) -> dict[str, object]:
 
 @dataclass
 class Extras:
-    """What a job's reports share: playout scores, ownership and policy, made once."""
+    """What a job's reports share: score estimates, ownership and policy, made once."""
 
-    scores: MoveScores
+    scores: ScoreSource
     ownership: list[float] | None = None
     policy: list[float] | None = None
 
     @classmethod
-    def of(cls, board: goboard.Board) -> Extras:
-        return cls(MoveScores(board))
+    def of(cls, board: goboard.Board, player: Player) -> Extras:
+        return cls(move_scores(board, player))
 
 
 def _move_info(
-    c: Candidate, order: int, job: Job, extras: Extras, view: View
+    c: Candidate,
+    order: int,
+    job: Job,
+    extras: Extras,
+    view: View,
+    result: search.SearchResult,
 ) -> dict[str, object]:
     board = job.board
-    lead, spread = extras.scores.lead(c.move, c.winrate)
+    lead, spread = searched_lead(extras.scores, result, c.move, c.winrate)
     info: dict[str, object] = {
         "move": coords.to_gtp(c.move, board.size),
         "visits": int(c.visits),
@@ -165,7 +171,7 @@ def analysis_response(
         return no_results(job)
     value = float(result.value) if np.isfinite(result.value) else 0.0
     winrate = min(max((value + 1.0) / 2.0, 0.0), 1.0)
-    lead, spread = extras.scores.lead(None, winrate)
+    lead, spread = searched_lead(extras.scores, result, None, winrate)
     root: dict[str, object] = {
         "winrate": view.rate(winrate),
         "scoreLead": view.points(lead),
@@ -181,7 +187,8 @@ def analysis_response(
         "isDuringSearch": during,
         "turnNumber": job.turn,
         "moveInfos": [
-            _move_info(c, i, job, extras, view) for i, c in enumerate(candidates)
+            _move_info(c, i, job, extras, view, result)
+            for i, c in enumerate(candidates)
         ],
         "rootInfo": root,
     }

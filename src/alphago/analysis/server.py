@@ -228,7 +228,7 @@ class AnalysisServer:
 
     def _search(self, job: Job) -> None:
         player = self.players.player_for(job.board.size)
-        extras = Extras.of(job.board)
+        extras = Extras.of(job.board, player)
         if job.ownership:
             own = player.ownership(job.board)
             extras.ownership = [float(v) for v in own.ravel()]

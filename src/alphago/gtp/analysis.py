@@ -10,12 +10,13 @@ visited first, and end the stream with an empty line when the next command arriv
   Q16``, floats; with ``ownership true`` the line ends with ``ownership`` and N*N values
   in [-1, 1], row by row from the top-left point (A19 on 19x19).
 
-Everything is from the point of view of the side to move. Our searches have no score
-head, so each move's ``scoreMean``/``scoreLead``/``scoreSelfplay`` is the lead that
-random playouts after that move, calibrated by the move's winrate, give
-(:func:`alphago.score_estimate.score_lead`, as the analysis engine reports it), and
-``scoreStdev`` the spread assumed: rough, but the move's own, and on the side the
-winrate says leads.
+Everything is from the point of view of the side to move. Each move's
+``scoreMean``/``scoreLead``/``scoreSelfplay`` and ``scoreStdev`` come from
+:func:`alphago.score_estimate.searched_lead`, as in the analysis engine: the margin
+the search tree averaged over the network's ownership head where the net has one
+(the shipped 9x9 net), else the lead that random playouts after the move, calibrated
+by the move's winrate, give (rough, but the move's own, and on the side the winrate
+says leads).
 
 Arguments (both commands): ``[colour] [interval] [key value ...]`` with keys
 ``interval`` (centiseconds), ``minmoves``/``maxmoves`` (how many candidates to list;
@@ -152,8 +153,8 @@ def format_kata(
 ) -> str:
     """One KataGo report line (no newline). ``scores(move, winrate)`` is the score
     lead and spread after a move that the search gives that winrate
-    (:meth:`alphago.score_estimate.MoveScores.lead`); it and ``ownership`` are from
-    the side to move's view."""
+    (:func:`alphago.score_estimate.searched_lead`); it and ``ownership`` are from the
+    side to move's view."""
     parts = []
     for order, c in enumerate(_limit(cands, args)):
         utility = 2.0 * c.winrate - 1.0

@@ -24,7 +24,7 @@ import goboard
 import search
 
 from ..player import Candidate, candidates_from_result
-from ..score_estimate import MoveScores
+from ..score_estimate import move_scores, searched_lead
 from .analysis import AnalyzeArgs, format_kata, format_lz, parse_analyze_args
 from .commands import generate
 from .engine import Context, Engine, Handler
@@ -54,7 +54,7 @@ class _Reporter:
         self, e: Engine, ctx: Context, a: AnalyzeArgs, kata: bool, board: goboard.Board
     ) -> None:
         self.e, self.ctx, self.args, self.kata = e, ctx, a, kata
-        self.scores = MoveScores(board)
+        self.scores = move_scores(board, e.player)
         self.ownership: NDArray[np.float64] | None = None
         self.last = time.monotonic()  # when the latest line went out (or the start)
         if kata and a.ownership:
@@ -64,7 +64,11 @@ class _Reporter:
         cands = _describe(self.e, result)
         size = self.e.size
         if self.kata:
-            line = format_kata(cands, size, self.args, self.scores.lead, self.ownership)
+
+            def scores(move: int, winrate: float) -> tuple[float, float]:
+                return searched_lead(self.scores, result, move, winrate)
+
+            line = format_kata(cands, size, self.args, scores, self.ownership)
         else:
             line = format_lz(cands, size, self.args)
         if line:

@@ -358,7 +358,12 @@ class NetEvaluator:
         if batch == 0:
             empty = np.zeros((0, actions), dtype=np.float32)
             return empty, np.zeros(0, dtype=np.float32)
-        raw = self._infer(positions)
+        return self._priors_values(self._infer(positions), positions)
+
+    def _priors_values(
+        self, raw: _Raw, positions: Positions
+    ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        batch, actions = len(positions), self.config.actions
         priors = masked_softmax(raw.logits, positions.legal_masks()[raw.source])
         values = raw.values
         if raw.k > 1:
@@ -366,6 +371,38 @@ class NetEvaluator:
             values = values.reshape(raw.k, batch).mean(0, dtype=np.float32)
         values = np.clip(values, -1.0, 1.0).astype(np.float32, copy=False)
         return priors, values
+
+    def evaluate_scored(
+        self, positions: Positions
+    ) -> tuple[
+        NDArray[np.float32],
+        NDArray[np.float32],
+        NDArray[np.float32],
+        NDArray[np.float32],
+    ]:
+        """:meth:`evaluate`'s priors and values from the same network call, with the
+        ownership head's final-score estimate (``search.ScoredEvaluator``): float32
+        [B] the side to move's expected area less the opponent's (the ownership,
+        averaged over the transforms, summed; komi left to the search) and [B] its
+        variance, ``sum(1 - o^2)``, each point's own as a +-1 outcome of mean o.
+
+        Raises:
+            ValueError: the net has no ownership head (or the board size differs).
+        """
+        if not self.config.ownership_head:
+            raise ValueError("this network has no ownership head")
+        batch, points = len(positions), self.config.board_size**2
+        if batch == 0:
+            empty = np.zeros(0, dtype=np.float32)
+            return *self.evaluate(positions), empty, empty.copy()
+        raw = self._infer(positions)
+        assert raw.ownership is not None
+        priors, values = self._priors_values(raw, positions)
+        owner = raw.ownership.reshape(raw.k, batch, points).mean(0, dtype=np.float32)
+        owner = np.clip(owner, -1.0, 1.0)
+        areas = owner.sum(axis=1, dtype=np.float32)
+        variances = (1.0 - owner * owner).sum(axis=1, dtype=np.float32)
+        return priors, values, areas, variances
 
     def ownership(self, positions: Positions) -> NDArray[np.float32]:
         """float32 [B, N, N] in [-1, 1] from Black's view (+1: Black's point at the
