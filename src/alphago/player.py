@@ -480,26 +480,13 @@ class SearchPlayer(_TreePlayer):
         scores = self.ownership_from_net and isinstance(
             self.evaluator, search.ScoredEvaluator
         )
-        if isinstance(self.config, search.GumbelConfig):
-            return search.Gumbel(
-                self.evaluator,
-                board,
-                self.config,
-                seed,
-                rollout=self.rollout,
-                scores=scores,
-            )
-        if isinstance(self.config, search.AlphaGo2016Config):
-            return search.AlphaGo2016(
-                self.evaluator,
-                board,
-                self.config,
-                seed,
-                rollout=self.rollout,
-                scores=scores,
-            )
-        assert isinstance(self.config, search.SearchConfig)
-        return search.PUCT(self.evaluator, board, self.config, seed, scores=scores)
+        ev, config, rollout = self.evaluator, self.config, self.rollout
+        if isinstance(config, search.GumbelConfig):
+            return search.Gumbel(ev, board, config, seed, rollout, scores=scores)
+        if isinstance(config, search.AlphaGo2016Config):
+            return search.AlphaGo2016(ev, board, config, seed, rollout, scores=scores)
+        assert isinstance(config, search.SearchConfig)
+        return search.PUCT(ev, board, config, seed, scores=scores)
 
     def _search(
         self,
