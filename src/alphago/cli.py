@@ -248,6 +248,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep playing (capture dead stones, fill neutral points) instead of "
         "passing while the board is unsettled: for GUIs that count territory",
     )
+    gtp.add_argument(
+        "--ponder",
+        action="store_true",
+        help="after each genmove, search on in the opponent's turn until the next "
+        "command (thinking on the opponent's time; the next genmove reuses the "
+        "tree, within --analysis-memory); off by default, as matches on shared "
+        "cores need",
+    )
     _add_resign_option(gtp, "genmove answers resign")
 
     _add_analysis_parser(sub)
@@ -429,6 +437,7 @@ def _cmd_gtp(args: argparse.Namespace) -> int:
         analysis_visits=args.analysis_visits,
         settle_before_pass=args.settle_before_pass,
         resign_below=args.resign_below,
+        ponder=args.ponder,
     )
     serve(engine, sys.stdin, sys.stdout)
     return 0

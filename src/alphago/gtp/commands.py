@@ -149,6 +149,7 @@ def generate(
         move = _cleanup_move(e, board, colour, result.visits)
     elif e.settle_before_pass and move == pass_point:
         move = _settling_move(e, board, colour, result.visits)
+    e.ponder_pending = e.ponders and account  # a move of the game: think on
     return coords.to_gtp(move, e.size), move, result
 
 

@@ -15,6 +15,7 @@ return the text that ends the response (``""`` or ``"play D4\\n"``). Handlers li
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -89,6 +90,11 @@ class Engine:
             territory themselves); off: pass once passing wins under area scoring.
         dead_threshold: a stone is dead when the ownership estimate gives its point to
             the other colour by more than this (``final_status_list``).
+        ponder: under :func:`~alphago.gtp.serve`, after a ``genmove`` has played its
+            move, search on in the opponent's turn until the next command arrives
+            (thinking on the opponent's time): the next ``genmove`` reuses the subtree
+            of the reply. Off by default: in a match on shared cores it would take
+            the opponent's CPU.
     """
 
     def __init__(
@@ -105,6 +111,7 @@ class Engine:
         players: Callable[[int], Player] | None = None,
         analysis_visits: int | None = None,
         settle_before_pass: bool = False,
+        ponder: bool = False,
     ) -> None:
         from . import commands, commands_analysis, commands_game
 
@@ -123,6 +130,9 @@ class Engine:
             raise ValueError(f"analysis_visits must be >= 1, not {analysis_visits}")
         self.analysis_visits = analysis_visits
         self.settle_before_pass = settle_before_pass
+        self.ponders = ponder
+        #: Set by a genmove that played a move; serve ponders while no command waits.
+        self.ponder_pending = False
         self.time = TimeManager()
         self.setup: dict[int, list[int]] = {}
         self.moves: list[tuple[int, int]] = []
@@ -209,6 +219,22 @@ class Engine:
             board.set_to_play(colour)
             return board
         return sgf.to_move(board, colour)
+
+    def ponder(self, stop: threading.Event) -> None:
+        """Search the current position (the opponent to move after our genmove) until
+        ``stop`` is set or the tree is full, keeping the tree for the next genmove;
+        answers nothing. A failure is reported on stderr and ends only the pondering."""
+        self.ponder_pending = False
+        if self.board.is_over:
+            return
+        capacity = getattr(self.player, "tree_capacity", None)
+        simulations = int(capacity()) if callable(capacity) else None
+        try:
+            self.player.genmove(
+                self.board.copy(), stop=stop, simulations=simulations, early_stop=False
+            )
+        except Exception as exc:  # noqa: BLE001 - pondering must not end the session
+            print(f"alphago: pondering stopped: {exc}", file=sys.stderr)
 
     # -- executing commands ----------------------------------------------------
 

@@ -5,7 +5,9 @@ for each, and for a bare newline too (KataGo's analysis stops on one, and tools 
 it to stop a stream); comment lines do nothing. The main thread runs one command at a
 time. An analysis stream runs until ``stop`` is set, so it ends as soon as the next
 command line has arrived, and its closing empty line is written before that command's
-response. End of input ends the loop, as does ``quit``. Lines longer than
+response. An engine made with ``ponder=True`` searches on after a ``genmove`` that
+played a move, while no command waits, stopped the same way. End of input ends the
+loop, as does ``quit``. Lines longer than
 :data:`protocol.MAX_LINE` are refused with an error response instead of being
 buffered.
 """
@@ -94,6 +96,14 @@ def serve(
         if line == _TOO_LONG:
             write(error("", "line too long"))
             continue
+        engine.ponder_pending = False
         engine.execute(line, write, stop, wait=True)
         if engine.quit_requested:
             break
+        if engine.ponder_pending:
+            with lock:
+                idle = lines.empty()
+                if idle:
+                    stop.clear()  # the next line sets it again and ends the search
+            if idle:
+                engine.ponder(stop)
