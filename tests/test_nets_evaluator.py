@@ -169,6 +169,22 @@ def test_scored_evaluation_sums_the_ownership_of_the_side_to_move(
         NetEvaluator(tiny_net(9)).evaluate_scored(positions)
 
 
+def test_asking_for_ownership_leaves_the_search_transforms_alone() -> None:
+    """An analysis asks for each move's ownership between a search's evaluations:
+    the search must see the same random transforms as without those calls."""
+    model = tiny_net(9, ownership=True)
+    positions = positions_of(_boards(9)[:3])
+    quiet = NetEvaluator(model, symmetries="random", seed=5, precision="fp32")
+    asked = NetEvaluator(model, symmetries="random", seed=5, precision="fp32")
+    for _ in range(3):
+        asked.ownership(positions)
+        np.testing.assert_array_equal(
+            asked.evaluate(positions)[0], quiet.evaluate(positions)[0]
+        )
+        asked.evaluate_scored(positions)  # a scored search draws as evaluate does
+        quiet.evaluate(positions)
+
+
 def test_ownership_is_from_blacks_view() -> None:
     model = tiny_net(9, ownership=True)
     boards = _boards(9)[1:3]  # White to move after 5 moves, Black after 30

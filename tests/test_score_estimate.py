@@ -98,10 +98,9 @@ def test_net_leads_are_the_summed_ownership_less_komi_from_the_movers_view() -> 
 
 def test_net_leads_of_a_sure_board_and_of_a_finished_game() -> None:
     board = goboard.Board(5, komi=0.5)
-    assert NetMoveScores(board, _fixed_ownership(-1.0)).lead(None, 0.5) == (
-        pytest.approx(-25.5),
-        1.0,  # no doubt left, but never below one point
-    )
+    lead, spread = NetMoveScores(board, _fixed_ownership(-1.0)).lead(None, 0.5)
+    assert lead == pytest.approx(-25.5)
+    assert spread == 1.0  # no doubt left, but never below one point
     board.play_gtp("C3")
     board.play_gtp("pass")
     head = _fixed_ownership(-1.0)  # wrong, but a finished game is counted instead

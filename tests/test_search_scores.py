@@ -7,6 +7,8 @@ from the root's side to move, over the child's whole subtree."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytest
@@ -68,13 +70,23 @@ def _static(board: goboard.Board, terminal: bool) -> tuple[float, float]:
     return margin, MarginEvaluator.variance(board) + margin * margin
 
 
-def reference(mcts: search.MCTS, g: int = 0) -> tuple[np.ndarray, float]:
-    """Each root child's mean margin and the root's, from the root's side to move."""
+@dataclass
+class Expected:
+    """The reference's view of one tree (the fields of ``search.ScoreStats``)."""
+
+    leads: np.ndarray
+    stdevs: np.ndarray
+    lead: float
+    stdev: float
+
+
+def reference(mcts: search.MCTS, g: int = 0) -> Expected:
+    """Each root child's mean margin and spread, and the root's, from the root's side
+    to move, over every evaluation in the finished tree."""
     t = mcts.tree
     actions = t.num_actions
-    sums = np.zeros(actions)
-    counts = np.zeros(actions)
-    total, weight = 0.0, 0.0
+    sums, squares, counts = np.zeros(actions), np.zeros(actions), np.zeros(actions)
+    total = total_sq = weight = 0.0
     # (node, root action it descends from or -1, sign of its view for the root)
     stack = [(0, -1, 1.0)]
     while stack:
@@ -82,17 +94,35 @@ def reference(mcts: search.MCTS, g: int = 0) -> tuple[np.ndarray, float]:
         kids = t.children[g, node]
         own = t.visits[g, node] - t.visits[g, kids[kids >= 0]].sum()
         board = mcts.pool.board(g * t.capacity + node)
-        margin, _ = _static(board, t.state[g, node] == TERMINAL)
+        margin, second = _static(board, t.state[g, node] == TERMINAL)
         total += own * sign * margin
+        total_sq += own * second
         weight += own
         if first >= 0:
             sums[first] += own * sign * margin
+            squares[first] += own * second
             counts[first] += own
         for a in np.flatnonzero(kids >= 0):
             stack.append((int(kids[a]), first if first >= 0 else int(a), -sign))
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):
         leads = np.where(counts > 0, sums / counts, np.nan)
-    return leads, total / weight
+        stdevs = np.sqrt(np.maximum(squares / counts - leads**2, 0.0))
+    lead = total / weight
+    return Expected(leads, stdevs, lead, math.sqrt(max(total_sq / weight - lead**2, 0)))
+
+
+def assert_matches(mcts: search.MCTS, result: search.SearchResult, g: int = 0) -> None:
+    """``result.scores`` is the reference's, for every visited root move and the
+    root; the tree's margin counts match its visits."""
+    assert result.scores is not None
+    want = reference(mcts, g)
+    seen = result.visits > 0
+    np.testing.assert_allclose(result.scores.leads[seen], want.leads[seen], atol=1e-9)
+    np.testing.assert_allclose(result.scores.stdevs[seen], want.stdevs[seen], atol=1e-6)
+    assert np.isnan(result.scores.leads[~seen]).all()
+    assert result.scores.lead == pytest.approx(want.lead, abs=1e-9)
+    assert result.scores.stdev == pytest.approx(want.stdev, abs=1e-6)
+    mcts.check(g)
 
 
 def _board() -> goboard.Board:
@@ -107,14 +137,61 @@ def test_puct_margins_are_the_subtree_means(leaves: int) -> None:
     config = search.SearchConfig(num_simulations=120, leaves_per_batch=leaves)
     mcts = search.PUCT(MarginEvaluator(), _board(), config, rng=1, scores=True)
     result = mcts.search()
-    assert result.scores is not None
-    leads, lead = reference(mcts)
-    visited = result.visits > 0
-    np.testing.assert_allclose(result.scores.leads[visited], leads[visited], atol=1e-9)
-    assert np.isnan(result.scores.leads[~visited]).all()
-    assert result.scores.lead == pytest.approx(lead, abs=1e-9)
-    assert np.all(result.scores.stdevs[visited] >= 0) and result.scores.stdev > 0
-    mcts.check()
+    assert_matches(mcts, result)
+    assert result.scores is not None and result.scores.stdev > 0
+
+
+def test_games_searched_together_keep_their_own_komi_and_margins() -> None:
+    """Three trees in one batch, each with its komi; eight leaves a step bring
+    collisions, and a game one pass from its end brings counted leaves."""
+    ended = goboard.Board(SIZE, 0.5, "chinese")
+    ended.play_gtp("C3")
+    ended.play_gtp("pass")  # Black's pass ends it: a counted leaf
+    other = goboard.Board(SIZE, -3.0, "chinese")
+    boards = [_board(), ended, other]
+
+    class PassFirst(MarginEvaluator):  # the search reads the passes often
+        def evaluate(
+            self, positions: search.Positions
+        ) -> tuple[np.ndarray, np.ndarray]:
+            priors, values = super().evaluate(positions)
+            priors[:, -1] += 0.5
+            return priors, values
+
+    config = search.SearchConfig(num_simulations=96, leaves_per_batch=8)
+    mcts = search.PUCT(PassFirst(), boards, config, rng=8, scores=True)
+    results = mcts.run()
+    for g, result in enumerate(results):
+        assert_matches(mcts, result, g)
+    assert results[1].visits[SIZE * SIZE] > 0
+
+
+def test_walks_that_collide_add_no_margin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One move's prior far above the others sends a step's walks down one line, so
+    some meet a leaf another walk is evaluating: they add visits' virtual loss back
+    and nothing to the margins."""
+
+    class Narrow(MarginEvaluator):
+        def evaluate(
+            self, positions: search.Positions
+        ) -> tuple[np.ndarray, np.ndarray]:
+            priors, values = super().evaluate(positions)
+            priors *= 0.01
+            priors[np.arange(len(priors)), priors.argmax(axis=1)] += 1.0
+            return priors, values
+
+    collisions = []
+    backup = search._step.backup
+
+    def counting(tree: Any, walks: Any, *args: Any) -> None:
+        collisions.append(int(np.sum(walks.kind == search._step.COLLISION)))
+        backup(tree, walks, *args)
+
+    monkeypatch.setattr(search._step, "backup", counting)
+    config = search.SearchConfig(num_simulations=200, leaves_per_batch=8)
+    mcts = search.PUCT(Narrow(), _board(), config, rng=8, scores=True)
+    assert_matches(mcts, mcts.search())
+    assert sum(collisions) > 0
 
 
 def test_margins_follow_the_tree_when_it_is_reused() -> None:
@@ -122,16 +199,9 @@ def test_margins_follow_the_tree_when_it_is_reused() -> None:
     mcts = search.PUCT(MarginEvaluator(), _board(), config, rng=2, scores=True)
     first = mcts.search()
     mcts.advance(first.move)
-    second = mcts.search()
-    assert second.scores is not None
-    leads, lead = reference(mcts)
-    visited = second.visits > 0
-    np.testing.assert_allclose(second.scores.leads[visited], leads[visited], atol=1e-9)
-    assert second.scores.lead == pytest.approx(lead, abs=1e-9)
+    assert_matches(mcts, mcts.search())
     mcts.set_root(goboard.Board(SIZE, 0.5, "chinese"))  # another komi
-    third = mcts.search()
-    assert third.scores is not None
-    assert third.scores.lead == pytest.approx(reference(mcts)[1], abs=1e-9)
+    assert_matches(mcts, mcts.search())
 
 
 def test_the_spread_adds_each_evaluations_variance() -> None:
@@ -158,12 +228,7 @@ def test_alphago2016_and_gumbel_keep_margins_too() -> None:
         rng=4,
         scores=True,
     )
-    result = alphago.search()
-    assert result.scores is not None
-    leads, lead = reference(alphago)
-    visited = result.visits > 0
-    np.testing.assert_allclose(result.scores.leads[visited], leads[visited], atol=1e-9)
-    assert result.scores.lead == pytest.approx(lead, abs=1e-9)
+    assert_matches(alphago, alphago.search())
     gumbel = search.Gumbel(
         MarginEvaluator(),
         board,
@@ -171,9 +236,7 @@ def test_alphago2016_and_gumbel_keep_margins_too() -> None:
         rng=5,
         scores=True,
     )
-    result = gumbel.search()
-    assert result.scores is not None
-    assert result.scores.lead == pytest.approx(reference(gumbel)[1], abs=1e-9)
+    assert_matches(gumbel, gumbel.search())
 
 
 def test_keeping_scores_changes_no_move() -> None:
@@ -210,22 +273,25 @@ def test_a_finished_game_in_the_tree_counts_its_score() -> None:
     assert result.visits[passed] > 0  # a leaf the rules count: Black owns the board
     assert result.scores.leads[passed] == pytest.approx(25 - KOMI)
     assert result.scores.stdevs[passed] == 0.0
-    leads, _ = reference(mcts)
-    visited = result.visits > 0
-    np.testing.assert_allclose(result.scores.leads[visited], leads[visited], atol=1e-9)
+    assert_matches(mcts, result)
 
 
 def test_bad_scored_evaluators_are_refused() -> None:
     with pytest.raises(TypeError, match="evaluate_scored"):
         search.PUCT(search.UniformEvaluator(), _board(), scores=True)
 
-    class Negative(MarginEvaluator):
+    class Bad(MarginEvaluator):
+        def __init__(self, variance: float) -> None:
+            super().__init__()
+            self.bad = variance
+
         def evaluate_scored(
             self, positions: search.Positions
         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
             p, v, a, var = super().evaluate_scored(positions)
-            return p, v, a, -var
+            return p, v, a, np.full_like(var, self.bad)
 
     config = search.SearchConfig(num_simulations=4)
-    with pytest.raises(ValueError, match="variance"):
-        search.PUCT(Negative(), _board(), config, scores=True).search()
+    for variance in (-1.0, math.inf, math.nan):
+        with pytest.raises(ValueError, match="variance"):
+            search.PUCT(Bad(variance), _board(), config, scores=True).search()

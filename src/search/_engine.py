@@ -98,8 +98,10 @@ class MCTS(RootsMixin):
         mix_lambda: weight of the rollout value.
         expansion_threshold: a leaf gets its priors on this visit.
         scores: keep final-score estimates in the tree (``SearchResult.scores``):
-            the evaluator must be a :class:`search.ScoredEvaluator`. The search's
-            moves do not change.
+            the evaluator must be a :class:`search.ScoredEvaluator` (TypeError here
+            if it has no ``evaluate_scored``; one that cannot score, such as a
+            network without an ownership head, raises at the first search). The
+            search's moves do not change.
     """
 
     #: The config type each selection rule needs (a subclass supplying its own
@@ -600,8 +602,10 @@ class MCTS(RootsMixin):
         variances = np.asarray(answer[3], dtype=np.float64)
         if areas.shape != values.shape or variances.shape != values.shape:
             raise ValueError("evaluate_scored's areas and variances must be [B]")
-        if not (np.isfinite(areas).all() and (variances >= 0).all()):
-            raise ValueError("evaluate_scored gave a non-finite area or variance < 0")
+        if not (np.isfinite(areas).all() and np.isfinite(variances).all()):
+            raise ValueError("evaluate_scored gave a non-finite area or variance")
+        if (variances < 0).any():
+            raise ValueError("evaluate_scored gave a variance < 0")
         komi = self._komi[slots // self.tree.capacity]
         margins = areas - komi * self.pool.to_play(slots)
         self._leaf_margins = np.stack([margins, variances + margins * margins], axis=1)

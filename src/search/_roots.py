@@ -285,4 +285,4 @@ class RootsMixin:
     def check(self, game: int = 0) -> None:
         """Raise AssertionError if a tree is inconsistent (see ``Tree.check``)."""
         strict = getattr(self, "expansion_threshold", 1) <= 1
-        self.tree.check(self._game(game), strict=strict)
+        self.tree.check(self._game(game), strict=strict, scored=self.keeps_scores)

@@ -16,7 +16,8 @@ class ScoreStats:
     ``scoreMean``), for searches asked to keep them (``scores=True``).
 
     Every evaluation in a subtree adds its evaluator's expected margin (area minus
-    komi, points) and that estimate's variance; all are from the root's side to move.
+    komi, points) and that estimate's variance; a finished game in the tree adds the
+    rules' count with no variance. All are from the root's side to move.
 
     Attributes:
         leads: float64 [A], each root child's mean margin; NaN where never visited.

@@ -259,14 +259,15 @@ class Tree:
             node = int(children[node, best])
         return moves
 
-    def check(self, g: int, *, strict: bool = True) -> None:
+    def check(self, g: int, *, strict: bool = True, scored: bool = False) -> None:
         """Raise AssertionError if game g's tree is inconsistent.
 
         Always: no pending virtual loss; sentinel column zero; parent/child links agree;
         edge statistics restate the children's; a node's visits (and margin visits)
         are at least the sum of its children's. ``strict`` (searches
         that expand on the first visit): an expanded node's visits are exactly one more
-        than its children's.
+        than its children's. ``scored`` (searches that keep scores): every visit
+        carries a margin (``margin_visits == visits``).
         """
         used = int(self.num_nodes[g])
         m = self.capacity
@@ -274,6 +275,8 @@ class Tree:
         assert self.visits[g, m] == 0 and self.value_sums[g, m] == 0.0, "sentinel"
         assert not self.visits[g, used:m].any(), "visits beyond num_nodes"
         assert not self.edge_n[g, used:m].any(), "edges beyond num_nodes"
+        if scored:
+            assert np.array_equal(self.margin_visits[g, :used], self.visits[g, :used])
         assert self.edge[g, 0] == self._root_edge[g], "root edge"
         v, sums = self.visits[g, :used], self.value_sums[g, :used]
         assert np.array_equal(self.explore[g, :used], self.c_puct * np.sqrt(v))

@@ -163,6 +163,10 @@ class NetEvaluator:
         self.model.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
         self.config = model.config
         self._rng = make_rng(seed)
+        # Ownership asked for between a search's evaluations (an analysis reporting
+        # each move's) draws its transforms from a stream of its own, so that it
+        # never changes the transforms, and so the moves, of the search.
+        self._aside_rng = np.random.default_rng(self._rng.spawn(1)[0])
         # Reused buffers, grown by doubling: host uint8 planes [cap, C, N, N] (pinned
         # on CUDA) with their numpy view, the device's uint8 copy (CUDA only), and
         # the network input [cap * k, C, N, N], channels-last, compute type.
@@ -239,13 +243,16 @@ class NetEvaluator:
             return staged
         return torch.from_numpy(planes).to(self.device)
 
-    def _choose(self, batch: int) -> NDArray[np.int64]:
-        """Transforms [batch, k] for each position (distinct within a row)."""
+    def _choose(
+        self, batch: int, rng: np.random.Generator | None = None
+    ) -> NDArray[np.int64]:
+        """Transforms [batch, k] for each position (distinct within a row), drawn
+        from ``rng`` (default: the evaluator's stream)."""
         if self.k == 0:
             return np.zeros((batch, 1), dtype=np.int64)
         if self.k == symmetries.COUNT:
             return np.tile(np.arange(symmetries.COUNT, dtype=np.int64), (batch, 1))
-        keys = self._rng.random((batch, symmetries.COUNT))
+        keys = (self._rng if rng is None else rng).random((batch, symmetries.COUNT))
         return np.argsort(keys, axis=1)[:, : self.k].astype(np.int64)
 
     def _run(
@@ -329,9 +336,12 @@ class NetEvaluator:
         x = self._upload(arr)
         return self._run(x, np.arange(rows), np.zeros(rows, dtype=np.int64))
 
-    def _infer(self, positions: Positions) -> _Raw:
-        """Network outputs for ``positions`` under the chosen transforms, mapped back
-        to the positions' own frame; row j * B + i is position i's j-th transform."""
+    def _infer(
+        self, positions: Positions, rng: np.random.Generator | None = None
+    ) -> _Raw:
+        """Network outputs for ``positions`` under the transforms chosen from ``rng``
+        (:meth:`_choose`), mapped back to the positions' own frame; row j * B + i is
+        position i's j-th transform."""
         cfg = self.config
         n = cfg.board_size
         pool = positions.pool
@@ -340,7 +350,7 @@ class NetEvaluator:
         batch = len(positions)
         planes = self._host_planes(batch)
         pool.features(positions.slots, cfg.input_planes, out=planes)
-        chosen = self._choose(batch)  # [B, k]
+        chosen = self._choose(batch, rng)  # [B, k]
         k = chosen.shape[1]
         flat = chosen.T.reshape(-1)
         source = np.tile(np.arange(batch), k)
@@ -406,7 +416,9 @@ class NetEvaluator:
 
     def ownership(self, positions: Positions) -> NDArray[np.float32]:
         """float32 [B, N, N] in [-1, 1] from Black's view (+1: Black's point at the
-        end), averaged over the same transforms as :meth:`evaluate`.
+        end), averaged over as many transforms as :meth:`evaluate` takes, drawn from
+        a random stream of their own (asked for during a search, as an analysis
+        does for each move's ownership, it leaves the search's transforms alone).
 
         Raises:
             ValueError: the net has no ownership head (or the board size differs).
@@ -417,7 +429,7 @@ class NetEvaluator:
         batch = len(positions)
         if batch == 0:
             return np.zeros((0, n, n), dtype=np.float32)
-        raw = self._infer(positions)
+        raw = self._infer(positions, self._aside_rng)
         assert raw.ownership is not None
         owner = raw.ownership.reshape(raw.k, batch, n, n).mean(0, dtype=np.float32)
         sign = positions.pool.to_play(positions.slots).astype(np.float32)
