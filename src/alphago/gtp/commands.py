@@ -15,17 +15,20 @@ from numpy.typing import NDArray
 import goboard
 import search
 from goboard import coords, text
-from goboard.rules import check_komi
+from goboard.rules import MAX_KOMI, check_komi
 
 from .. import resign
 from .commands_game import seki_stones
 from .engine import Context, Engine, Handler
-from .protocol import GtpError, parse_colour, parse_float, parse_int, parse_vertex
+from .protocol import (
+    GtpError,
+    parse_colour,
+    parse_float,
+    parse_int,
+    parse_vertex,
+)
 
-__all__ = ["COMMANDS", "generate"]
-
-#: Largest komi accepted (anything beyond is no game of Go).
-MAX_KOMI = 1000.0
+__all__ = ["COMMANDS", "generate", "play_generated"]
 
 
 def _nargs(args: list[str], low: int, high: int | None = None) -> None:
@@ -149,8 +152,14 @@ def generate(
         move = _cleanup_move(e, board, colour, result.visits)
     elif e.settle_before_pass and move == pass_point:
         move = _settling_move(e, board, colour, result.visits)
-    e.ponder_pending = e.ponders and account  # a move of the game: think on
     return coords.to_gtp(move, e.size), move, result
+
+
+def play_generated(e: Engine, colour: int, move: int) -> None:
+    """Play the move a genmove chose; with ``--ponder``, :func:`serve` then thinks
+    on in the opponent's turn."""
+    e.play(colour, move)
+    e.ponder_pending = e.ponders
 
 
 def _resigns(
@@ -220,7 +229,7 @@ def _genmove(e: Engine, args: list[str], ctx: Context, *, commit: bool) -> str:
     colour = parse_colour(args[0])
     answer, move, _ = generate(e, colour, ctx, account=commit)
     if commit and move is not None:
-        e.play(colour, move)
+        play_generated(e, colour, move)
     return answer
 
 
@@ -237,7 +246,7 @@ def genmove_cleanup(e: Engine, args: list[str], ctx: Context) -> str:
     colour = parse_colour(args[0])
     answer, move, _ = generate(e, colour, ctx, cleanup=True)
     if move is not None:
-        e.play(colour, move)
+        play_generated(e, colour, move)
     return answer
 
 

@@ -26,7 +26,7 @@ import search
 from ..player import Candidate, candidates_from_result
 from ..score_estimate import move_scores, searched_lead
 from .analysis import AnalyzeArgs, format_kata, format_lz, parse_analyze_args
-from .commands import generate
+from .commands import generate, play_generated
 from .engine import Context, Engine, Handler
 
 __all__ = ["COMMANDS"]
@@ -135,7 +135,7 @@ def _genmove_analyze(e: Engine, args: list[str], ctx: Context, *, kata: bool) ->
     )
     report(result)
     if move is not None:
-        e.play(colour, move)
+        play_generated(e, colour, move)
     return f"play {answer}\n"
 
 

@@ -234,6 +234,9 @@ class Engine:
                 self.board.copy(), stop=stop, simulations=simulations, early_stop=False
             )
         except Exception as exc:  # noqa: BLE001 - pondering must not end the session
+            # The failed step's virtual loss and pending leaves stay in the tree:
+            # the next genmove must not reuse it.
+            self.player.new_game()
             print(f"alphago: pondering stopped: {exc}", file=sys.stderr)
 
     # -- executing commands ----------------------------------------------------
