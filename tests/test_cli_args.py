@@ -9,7 +9,16 @@ from pathlib import Path
 import pytest
 
 from alphago.cli import main
-from alphago.cli_args import at_least, board_size, finite, positive
+from alphago.cli_args import (
+    at_least,
+    board_size,
+    finite,
+    komi,
+    memory_mb,
+    positive,
+    seed,
+    threads,
+)
 
 
 def test_at_least() -> None:
@@ -25,6 +34,19 @@ def test_board_size() -> None:
     for text, message in (("1", ">= 2, not 1"), ("20", "in 2..19, not 20")):
         with pytest.raises(argparse.ArgumentTypeError, match=message):
             board_size(text)
+
+
+def test_komi_seed_threads_and_memory() -> None:
+    assert komi("-6.5") == -6.5 and komi("1000") == 1000.0
+    assert seed("0") == 0 and threads("1") == 1 and threads("1024") == 1024
+    assert memory_mb("1") == 1
+    for parse, text in ((komi, "1000.5"), (seed, "-1"), (threads, "0")):
+        with pytest.raises(argparse.ArgumentTypeError, match="must be"):
+            parse(text)
+    with pytest.raises(argparse.ArgumentTypeError, match="in 1..1024"):
+        threads("1025")
+    with pytest.raises(argparse.ArgumentTypeError, match="at most"):
+        positive("1e12")
 
 
 def test_finite_and_positive() -> None:
@@ -68,6 +90,21 @@ def test_finite_and_positive() -> None:
         (["train", "policy-rl", "run", "--komi", "nan"], "--komi"),
         (["train", "value", "run", "--size", "40"], "--size"),
         (["gendata", "out", "--size", "30"], "--size"),
+        (["gtp", "--seed", "-1"], "--seed"),
+        (["train", "value", "run", "--seed", "-1"], "--seed"),
+        (["train", "rollout", "run", "--seed", "-2"], "--seed"),
+        (["bench", "--threads", "100000"], "--threads"),
+        (["play", "--threads", "100000"], "--threads"),
+        (["train", "sl", "run", "--threads", "-1"], "--threads"),
+        (["validate", "net.pt", "--data", "d", "--threads", "0"], "--threads"),
+        (["gtp", "--rollout-threads", "5000"], "--rollout-threads"),
+        (["eval", "a", "b", "--move-timeout", "1e10"], "--move-timeout"),
+        (["eval", "a", "b", "--komi", "2000"], "--komi"),
+        (["gendata", "out", "--komi", "-1001"], "--komi"),
+        (["gtp", "--komi", "1e300"], "--komi"),
+        (["gtp", "--simulations", "2000000000"], "--simulations"),
+        (["bench", "--simulations", "2000000000"], "--simulations"),
+        (["analysis", "--analysis-memory", "100000000000"], "--analysis-memory"),
     ],
 )
 def test_bad_numbers_stop_the_command_before_it_starts(

@@ -24,7 +24,17 @@ from collections.abc import Iterator, Sequence
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from alphago.cli_args import at_least, board_size, finite, positive
+from alphago.cli_args import (
+    MAX_SIMULATIONS,
+    at_least,
+    board_size,
+    in_range,
+    komi,
+    memory_mb,
+    positive,
+    seed,
+    threads,
+)
 from alphago.cli_train import TRAINING_COMMANDS, add_training_commands
 from alphago.resign import winrate_argument
 
@@ -93,15 +103,13 @@ def _add_board_options(p: argparse.ArgumentParser, size: int | None) -> None:
         else "board size at start (default: the --weights network's, else 19); "
         "GTP boardsize picks the player for each size",
     )
-    p.add_argument(
-        "--komi", type=finite, default=7.5, help="komi (default %(default)s)"
-    )
+    p.add_argument("--komi", type=komi, default=7.5, help="komi (default %(default)s)")
 
 
 def _add_player_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--simulations",
-        type=at_least(1),
+        type=in_range(1, MAX_SIMULATIONS),
         default=800,
         help="search simulations per move (default %(default)s)",
     )
@@ -183,16 +191,16 @@ def _add_player_options(p: argparse.ArgumentParser) -> None:
         "longer change its move: faster, but on 9x9 it lost strength (README); a "
         "Gumbel search and analyses always spend their budget (default off)",
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
     p.add_argument(
         "--threads",
-        type=at_least(1),
+        type=threads,
         default=None,
         help="torch threads for the network",
     )
     p.add_argument(
         "--rollout-threads",
-        type=at_least(1),
+        type=threads,
         default=1,
         metavar="N",
         help="threads that play a batch of leaves' pattern rollouts at once where "
@@ -203,7 +211,7 @@ def _add_player_options(p: argparse.ArgumentParser) -> None:
     _add_device_options(p)
     p.add_argument(
         "--analysis-memory",
-        type=at_least(1),
+        type=memory_mb,
         default=1024,
         metavar="MB",
         help="memory for the search tree kept while analysing and between moves "
@@ -281,13 +289,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--size", type=board_size, default=19, help="board size (default 19)"
     )
-    bench.add_argument("--playouts", type=count, default=2000, help="board playouts")
     bench.add_argument(
-        "--simulations", type=count, default=800, help="simulations per search"
+        "--playouts", type=in_range(1, 2**31 - 1), default=2000, help="board playouts"
+    )
+    bench.add_argument(
+        "--simulations",
+        type=in_range(1, MAX_SIMULATIONS),
+        default=800,
+        help="simulations per search",
     )
     bench.add_argument("--blocks", type=at_least(0), default=6, help="network blocks")
     bench.add_argument("--filters", type=count, default=64, help="network filters")
-    bench.add_argument("--threads", type=count, default=None, help="torch threads")
+    bench.add_argument("--threads", type=threads, default=None, help="torch threads")
     bench.add_argument(
         "--batch", type=count, default=32, help="leaves per network call (default 32)"
     )
@@ -310,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("engine_b", metavar="ENGINE_B", help="command line of engine B")
     ev.add_argument("--games", type=count, default=10, help="games (default 10)")
     ev.add_argument("--size", type=board_size, default=9, help="board size (default 9)")
-    ev.add_argument("--komi", type=finite, default=7.5, help="komi (default 7.5)")
+    ev.add_argument("--komi", type=komi, default=7.5, help="komi (default 7.5)")
     ev.add_argument("--parallel", type=count, default=1, help="games at once")
     ev.add_argument(
         "--sgf-dir",

@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from alphago.cli_args import at_least, board_size, finite
+from alphago.cli_args import at_least, board_size, finite, komi, seed, threads
 
 if TYPE_CHECKING:
     from alphago.nets.model import NetConfig
@@ -150,8 +150,8 @@ def _add_optimizer_options(p: argparse.ArgumentParser, lr: float) -> None:
         "AVX512-BF16), fp32, bf16 (autocast) or fp16 (CUDA only; loss scaling, "
         "skipped steps in the metrics)",
     )
-    p.add_argument("--threads", type=int, default=None, help="torch threads")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--threads", type=threads, default=None, help="torch threads")
+    p.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
 
 
 def add_training_commands(sub: Any) -> None:
@@ -167,7 +167,7 @@ def add_training_commands(sub: Any) -> None:
     gen.add_argument(
         "--size", type=board_size, default=9, help="board size (default 9)"
     )
-    gen.add_argument("--komi", type=finite, default=7.5, help="komi (default 7.5)")
+    gen.add_argument("--komi", type=komi, default=7.5, help="komi (default 7.5)")
     gen.add_argument(
         "--workers", type=at_least(1), default=2, help="GNU Go processes (default 2)"
     )
@@ -429,7 +429,7 @@ def add_training_commands(sub: Any) -> None:
         "--val-fraction F (default 1: all of them)",
     )
     va.add_argument("--device", default="cpu", help="torch device (default cpu)")
-    va.add_argument("--threads", type=int, default=None, help="torch threads")
+    va.add_argument("--threads", type=threads, default=None, help="torch threads")
 
     from alphago.train.report import add_report_arguments
 
@@ -474,7 +474,7 @@ def _add_rollout_parser(modes: Any) -> None:
     ro.add_argument(
         "--log-every", type=at_least(1), default=50, help="steps per metrics line"
     )
-    ro.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    ro.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
     ro.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 

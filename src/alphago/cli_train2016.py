@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from alphago.cli_args import board_size, finite
+from alphago.cli_args import board_size, komi
 
 __all__ = ["add_train2016_modes", "run_train2016"]
 
@@ -50,7 +50,7 @@ def _net_options(p: argparse.ArgumentParser, planes: str) -> None:
 
 
 def _game_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--komi", type=finite, default=7.5, help="komi (default 7.5)")
+    p.add_argument("--komi", type=komi, default=7.5, help="komi (default 7.5)")
     p.add_argument(
         "--max-moves",
         type=int,

@@ -75,6 +75,12 @@ CHINESE = Rules(ko="situational", suicide=False)
 PRESETS = {"tromp-taylor": TROMP_TAYLOR, "chinese": CHINESE}
 
 
+#: The largest komi (either sign) that the engine's commands and options take (GTP
+#: ``komi``, ``--komi``): beyond it there is no game of Go left to play, as no board
+#: has more than 361 points. Boards themselves take any finite komi.
+MAX_KOMI = 1000.0
+
+
 def check_komi(komi: object) -> float:
     """Return ``komi`` as a float if it is a finite real number, else raise."""
     if isinstance(komi, bool) or not isinstance(komi, numbers.Real):

@@ -39,6 +39,7 @@ from pathlib import Path
 
 import goboard
 from goboard.coords import from_gtp, to_gtp
+from goboard.rules import MAX_KOMI
 
 from ..atomic import remove_stale_temporaries
 from ..match.gtp_client import EngineFailure, GTPClient, GTPError
@@ -57,10 +58,9 @@ __all__ = [
 _RESULT = re.compile(r"^[BW]\+(\d+(\.\d+)?|R)$|^0$")
 
 #: Limits of :class:`GenConfig`: more games than this would take years; more
-#: processes than this only thrash; komi beyond this is no game of Go.
+#: processes than this only thrash (komi: ``goboard.rules.MAX_KOMI``).
 MAX_GAMES = 10_000_000
 MAX_WORKERS = 256
-MAX_KOMI = 1000.0
 _SEED_MAX = 2**31 - 1
 
 
