@@ -31,6 +31,7 @@ from .evaluator import (
     Positions,
     RolloutPolicy,
     ScoredEvaluator,
+    ScoredOutput,
     check_output,
 )
 from .filters import MoveFilter, filter_legal
@@ -136,11 +137,14 @@ class MCTS(RootsMixin):
             raise TypeError(f"rule {rule!r} needs a {wanted.__name__}")
         if not hasattr(evaluator, "evaluate"):
             raise TypeError("evaluator must have an evaluate(positions) method")
-        if scores and not isinstance(evaluator, ScoredEvaluator):
-            raise TypeError(
-                "scores=True needs an evaluator with evaluate_scored(positions) "
-                "(search.ScoredEvaluator)"
-            )
+        self._evaluate_scored: Callable[[Positions], ScoredOutput] | None = None
+        if scores:
+            if not isinstance(evaluator, ScoredEvaluator):
+                raise TypeError(
+                    "scores=True needs an evaluator with evaluate_scored(positions) "
+                    "(search.ScoredEvaluator)"
+                )
+            self._evaluate_scored = evaluator.evaluate_scored
         boards = as_boards(roots)
         self.config = config
         self.evaluator = evaluator
@@ -589,8 +593,8 @@ class MCTS(RootsMixin):
     ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """``evaluate_scored``'s priors and values; its margins (komi counted, the
         leaves' side to move) and second moments go to ``_leaf_margins``."""
-        assert isinstance(self.evaluator, ScoredEvaluator)
-        answer = self.evaluator.evaluate_scored(positions)
+        assert self._evaluate_scored is not None
+        answer = self._evaluate_scored(positions)
         if not isinstance(answer, tuple) or len(answer) != 4:
             raise TypeError(
                 "evaluate_scored must return (priors, values, areas, variances)"
