@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -65,17 +64,14 @@ from torch import Tensor, nn
 
 from ..atomic import atomic_write_bytes
 from .evaluator import NetEvaluator
-from .model import PolicyValueNet
+from .model import PolicyValueNet, check_int, check_planes
 from .weights import (
     FORMAT,
     MAX_PARAMETERS,
-    MAX_WEIGHTS_BYTES,
     PathLike,
     WeightsError,
-    _check_archive,
-    _unpickle,
     check_values,
-    read_capped,
+    read_payload,
     state_digest,
 )
 
@@ -117,13 +113,6 @@ def default_shape(size: int) -> tuple[int, int]:
     return 6, 64
 
 
-def _check_int(name: str, value: object, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be in {low}..{high}, not {value}")
-
-
 @dataclass(frozen=True, slots=True)
 class Net2016Config:
     """The shape of a 2016 policy or value net (JSON-able; validated on creation).
@@ -142,17 +131,10 @@ class Net2016Config:
     input_planes: str = "alphago48"
 
     def __post_init__(self) -> None:
-        _check_int("board_size", self.board_size, 2, 19)
-        _check_int("layers", self.layers, 2, 100)
-        _check_int("filters", self.filters, 1, 4096)
-        if not isinstance(self.input_planes, str):
-            kind = type(self.input_planes).__name__
-            raise TypeError(f"input_planes must be a str, not {kind}")
-        if self.input_planes not in PLANES:
-            known = ", ".join(sorted(PLANES))
-            raise ValueError(
-                f"input_planes must be one of {known}, not {self.input_planes!r}"
-            )
+        check_int("board_size", self.board_size, 2, 19)
+        check_int("layers", self.layers, 2, 100)
+        check_int("filters", self.filters, 1, 4096)
+        check_planes(self.input_planes, PLANES)
 
     @classmethod
     def for_board(
@@ -376,17 +358,7 @@ def load_net2016(
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
-    if isinstance(path, bytes):
-        target, data = "weights", path
-        if len(data) > MAX_WEIGHTS_BYTES:
-            raise WeightsError(f"{target}: larger than {MAX_WEIGHTS_BYTES} bytes")
-    else:
-        target = os.fspath(path)
-        data = read_capped(target)
-    _check_archive(data, target)
-    payload = _unpickle(data, target)
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise WeightsError(f"{target}: not a weights file of format {FORMAT!r}")
+    target, payload = read_payload(path)
     if payload.get("kind") != kind:
         raise WeightsError(
             f"{target}: expected {kind} weights, not {_describe(payload)}"

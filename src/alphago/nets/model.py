@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -87,12 +88,22 @@ def _bad_block_list(indices: tuple[int, ...] | list[int], count: int) -> bool:
     return values != sorted(set(values)) or any(not 0 <= i < count for i in values)
 
 
-def _check_int(name: str, value: object, low: int, high: int | None = None) -> None:
+def check_int(name: str, value: object, low: int, high: int | None = None) -> None:
+    """A config field that must be an int (not a bool) in low..high."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, not {type(value).__name__}")
     if value < low or (high is not None and value > high):
         span = f">= {low}" if high is None else f"in {low}..{high}"
         raise ValueError(f"{name} must be {span}, not {value}")
+
+
+def check_planes(value: object, known: Mapping[str, int]) -> None:
+    """A config's input_planes: one of the kinds in ``known``."""
+    if not isinstance(value, str):
+        raise TypeError(f"input_planes must be a str, not {type(value).__name__}")
+    if value not in known:
+        kinds = ", ".join(sorted(known))
+        raise ValueError(f"input_planes must be one of {kinds}, not {value!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,17 +130,10 @@ class NetConfig:
     global_pooling: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
-        _check_int("board_size", self.board_size, 2, 19)
-        _check_int("blocks", self.blocks, 0, 1000)
-        _check_int("filters", self.filters, 1, 4096)
-        if not isinstance(self.input_planes, str):
-            kind = type(self.input_planes).__name__
-            raise TypeError(f"input_planes must be a str, not {kind}")
-        if self.input_planes not in INPUT_PLANES:
-            known = ", ".join(sorted(INPUT_PLANES))
-            raise ValueError(
-                f"input_planes must be one of {known}, not {self.input_planes!r}"
-            )
+        check_int("board_size", self.board_size, 2, 19)
+        check_int("blocks", self.blocks, 0, 1000)
+        check_int("filters", self.filters, 1, 4096)
+        check_planes(self.input_planes, INPUT_PLANES)
         if not isinstance(self.ownership_head, bool):
             kind = type(self.ownership_head).__name__
             raise TypeError(f"ownership_head must be a bool, not {kind}")
@@ -141,7 +145,7 @@ class NetConfig:
             kind = type(pooling).__name__
             raise TypeError(f"global_pooling must be a sequence of ints, not {kind}")
         for index in pooling:
-            _check_int("a global_pooling block", index, 0)
+            check_int("a global_pooling block", index, 0)
         if _bad_block_list(pooling, self.blocks):
             raise ValueError(
                 f"global_pooling must list distinct blocks in 0..{self.blocks - 1} in "

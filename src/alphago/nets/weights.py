@@ -60,6 +60,7 @@ __all__ = [
     "load_weights",
     "open_regular",
     "read_capped",
+    "read_payload",
     "save_weights",
     "state_digest",
 ]
@@ -233,6 +234,29 @@ def check_values(state: Mapping[str, torch.Tensor]) -> None:
             )
 
 
+def read_payload(path: PathLike | bytes) -> tuple[str, dict[Any, Any]]:
+    """(the name for messages, the unpickled dict) of a weights file of this
+    project's format, any kind of net; the checks every loader starts with.
+
+    Raises:
+        WeightsError: too large, not a zip archive, pickled objects, damage, or
+            not this format.
+        OSError: the file cannot be read.
+    """
+    if isinstance(path, bytes):
+        target, data = "weights", path
+        if len(data) > MAX_WEIGHTS_BYTES:
+            raise WeightsError(f"{target}: larger than {MAX_WEIGHTS_BYTES} bytes")
+    else:
+        target = os.fspath(path)
+        data = read_capped(target)
+    _check_archive(data, target)
+    payload = _unpickle(data, target)
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise WeightsError(f"{target}: not a weights file of format {FORMAT!r}")
+    return target, payload
+
+
 def _check_archive(data: bytes, target: str) -> None:
     """Refuse what is not a zip archive, or one that unpacks to too many bytes (a
     torch file's entries are stored, but torch would inflate compressed ones)."""
@@ -290,17 +314,7 @@ def load_weights(
             does not match. The message names the file.
         OSError: the file cannot be opened or read.
     """
-    if isinstance(path, bytes):
-        target, data = "weights", path
-        if len(data) > MAX_WEIGHTS_BYTES:
-            raise WeightsError(f"{target}: larger than {MAX_WEIGHTS_BYTES} bytes")
-    else:
-        target = os.fspath(path)
-        data = read_capped(target)
-    _check_archive(data, target)
-    payload = _unpickle(data, target)
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise WeightsError(f"{target}: not a weights file of format {FORMAT!r}")
+    target, payload = read_payload(path)
     if "kind" in payload:  # another kind of net (alphago.nets.alphago2016)
         kind = payload["kind"]
         what = f"{kind} weights" if isinstance(kind, str) else "another kind of net"
