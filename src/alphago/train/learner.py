@@ -63,7 +63,7 @@ from ..nets.precision import autocast, resolve_device, resolve_precision
 from ..nets.weights import check_state_dict, check_values
 from .graphed_step import GraphedTrainStep, portable_optimizer_state
 
-__all__ = ["Learner", "TrainConfig", "aux_losses", "batch_stats"]
+__all__ = ["Learner", "TrainConfig", "aux_losses", "batch_stats", "make_optimizer"]
 
 SCHEDULES = ("constant", "cosine", "step")
 OPTIMIZERS = ("adam", "sgd")
@@ -151,6 +151,19 @@ class TrainConfig:
         elif self.schedule == "step":
             scale *= 0.1 ** sum(step >= m for m in self.milestones)
         return self.lr * scale
+
+
+def make_optimizer(
+    model: torch.nn.Module, config: TrainConfig
+) -> torch.optim.Optimizer:
+    """The optimizer ``config`` names over ``model``'s parameters: Adam, or SGD
+    with Nesterov momentum when it has momentum (L2 is in the loss, not here)."""
+    params = list(model.parameters())
+    if config.optimizer == "adam":
+        return torch.optim.Adam(params, lr=config.lr)
+    return torch.optim.SGD(
+        params, lr=config.lr, momentum=config.momentum, nesterov=config.momentum > 0
+    )
 
 
 def _decayed(model: PolicyValueNet) -> list[Tensor]:
@@ -247,17 +260,7 @@ class Learner:
         self.scaler: torch.amp.GradScaler | None = None
         if self.precision == "fp16":
             self.scaler = torch.amp.GradScaler(self.device.type)
-        params = list(self.model.parameters())
-        self.optimizer: torch.optim.Optimizer
-        if config.optimizer == "adam":
-            self.optimizer = torch.optim.Adam(params, lr=config.lr)
-        else:
-            self.optimizer = torch.optim.SGD(
-                params,
-                lr=config.lr,
-                momentum=config.momentum,
-                nesterov=config.momentum > 0,
-            )
+        self.optimizer = make_optimizer(self.model, config)
         self._graphed: GraphedTrainStep | None = None
         if (
             graphs_wanted(cuda_graphs)

@@ -22,7 +22,7 @@ from torch import Tensor, nn
 from ..nets.alphago2016 import Net2016
 from ..nets.precision import autocast, resolve_device, resolve_precision
 from .graphed_step import portable_optimizer_state
-from .learner import TrainConfig
+from .learner import TrainConfig, make_optimizer
 
 __all__ = ["Trainer2016", "l2_term"]
 
@@ -57,17 +57,7 @@ class Trainer2016:
         self.model = model.to(self.device)
         self.config = config
         self.step = 0
-        params = list(self.model.parameters())
-        self.optimizer: torch.optim.Optimizer
-        if config.optimizer == "adam":
-            self.optimizer = torch.optim.Adam(params, lr=config.lr)
-        else:
-            self.optimizer = torch.optim.SGD(
-                params,
-                lr=config.lr,
-                momentum=config.momentum,
-                nesterov=config.momentum > 0,
-            )
+        self.optimizer = make_optimizer(self.model, config)
 
     @property
     def lr(self) -> float:
