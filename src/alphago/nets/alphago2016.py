@@ -64,12 +64,13 @@ from torch import Tensor, nn
 
 from ..atomic import atomic_write_bytes
 from .evaluator import NetEvaluator
-from .model import PolicyValueNet, check_int, check_planes
+from .model import PolicyValueNet, check_int, check_planes, config_from_dict
 from .weights import (
     FORMAT,
     MAX_PARAMETERS,
     PathLike,
     WeightsError,
+    check_state_fits,
     check_values,
     read_payload,
     state_digest,
@@ -174,16 +175,7 @@ class Net2016Config:
     @classmethod
     def from_dict(cls, data: object) -> Net2016Config:
         """The config from :meth:`to_dict`'s output (ValueError if it is not one)."""
-        if not isinstance(data, dict):
-            raise ValueError(f"a net config must be a dict, not {type(data).__name__}")
-        names = {f.name for f in dataclasses.fields(cls)}
-        extra = sorted(str(k) for k in data if k not in names)
-        if extra:
-            raise ValueError(f"unknown net config keys: {', '.join(extra)}")
-        try:
-            return cls(**data)
-        except TypeError as exc:
-            raise ValueError(f"invalid net config: {exc}") from exc
+        return config_from_dict(cls, data)
 
 
 def _check_config(config: object) -> Net2016Config:
@@ -315,28 +307,6 @@ def _expected_state(kind: str, config: Net2016Config) -> dict[str, Tensor]:
     return dict(model.state_dict())
 
 
-def _check_state(expected: Mapping[str, Tensor], state: Mapping[str, Any]) -> None:
-    missing = sorted(set(expected) - set(state))
-    extra = sorted(str(k) for k in set(state) - set(expected))
-    problems = []
-    if missing:
-        problems.append(f"missing keys: {', '.join(missing)}")
-    if extra:
-        problems.append(f"unexpected keys: {', '.join(extra)}")
-    for key in sorted(set(expected) & set(state)):
-        value, want = state[key], expected[key]
-        if not isinstance(value, Tensor):
-            problems.append(f"{key} is a {type(value).__name__}, not a tensor")
-        elif value.shape != want.shape:
-            problems.append(
-                f"{key} has shape {tuple(value.shape)}, expected {tuple(want.shape)}"
-            )
-        elif not value.dtype.is_floating_point:
-            problems.append(f"{key} has dtype {value.dtype}, not a float type")
-    if problems:
-        raise ValueError("weights do not fit the network: " + "; ".join(problems))
-
-
 def load_net2016(
     path: PathLike | bytes,
     kind: str = POLICY_KIND,
@@ -385,7 +355,7 @@ def load_net2016(
             f"{config.input_planes}"
         )
     try:
-        _check_state(_expected_state(kind, config), state)
+        check_state_fits(_expected_state(kind, config), state)
         check_values(state)
     except (ValueError, TypeError) as exc:
         raise WeightsError(f"{target}: {exc}") from None

@@ -53,7 +53,7 @@ import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar, cast
 
 import torch
 from torch import Tensor, nn
@@ -86,6 +86,24 @@ def _bad_block_list(indices: tuple[int, ...] | list[int], count: int) -> bool:
     """Whether ``indices`` is not a strictly ascending list in 0..count-1."""
     values = list(indices)
     return values != sorted(set(values)) or any(not 0 <= i < count for i in values)
+
+
+_Config = TypeVar("_Config")
+
+
+def config_from_dict(cls: type[_Config], data: object) -> _Config:
+    """A frozen config dataclass from its ``asdict`` form: ValueError if ``data``
+    is not a dict, has unknown keys or invalid values."""
+    if not isinstance(data, dict):
+        raise ValueError(f"a net config must be a dict, not {type(data).__name__}")
+    names = {f.name for f in dataclasses.fields(cast(Any, cls))}
+    extra = sorted(str(k) for k in data if k not in names)
+    if extra:
+        raise ValueError(f"unknown net config keys: {', '.join(extra)}")
+    try:
+        return cls(**data)
+    except TypeError as exc:
+        raise ValueError(f"invalid net config: {exc}") from exc
 
 
 def check_int(name: str, value: object, low: int, high: int | None = None) -> None:
@@ -191,16 +209,7 @@ class NetConfig:
         Raises:
             ValueError: not a dict, or unknown keys (or invalid values).
         """
-        if not isinstance(data, dict):
-            raise ValueError(f"a net config must be a dict, not {type(data).__name__}")
-        names = {f.name for f in dataclasses.fields(cls)}
-        extra = sorted(str(k) for k in data if k not in names)
-        if extra:
-            raise ValueError(f"unknown net config keys: {', '.join(extra)}")
-        try:
-            return cls(**data)
-        except TypeError as exc:
-            raise ValueError(f"invalid net config: {exc}") from exc
+        return config_from_dict(cls, data)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)

@@ -54,6 +54,7 @@ __all__ = [
     "atomic_write_bytes",
     "weights_bytes",
     "check_state_dict",
+    "check_state_fits",
     "check_values",
     "expected_state",
     "load_network",
@@ -194,6 +195,15 @@ def check_state_dict(
         expected = expected_state(model)
     else:
         expected = dict(model.state_dict())
+    check_state_fits(expected, state)
+
+
+def check_state_fits(
+    expected: Mapping[str, torch.Tensor], state: Mapping[str, Any]
+) -> None:
+    """Raise ValueError unless ``state`` has exactly the keys and shapes of
+    ``expected``, floating where it is floating and of its dtype elsewhere (any
+    kind of net)."""
     missing = sorted(set(expected) - set(state))
     extra = sorted(str(k) for k in set(state) - set(expected))
     problems = []
