@@ -22,6 +22,7 @@ import pickle
 import random
 import subprocess
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..atomic import remove_stale_temporaries
 from ..nets.weights import atomic_write_bytes, open_regular
 from .metrics import read_metrics
 
@@ -38,6 +40,7 @@ __all__ = [
     "git_revision",
     "load_checkpoint",
     "metrics_lines",
+    "open_run",
     "random_states",
     "restore_random_states",
     "resume_learner",
@@ -117,6 +120,10 @@ def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     """
     with open_regular(path) as f:
         data = f.read()
+    # torch reads a file that is no zip archive as a bare pickle and then reports
+    # any garbage as "pickled objects": say what it is instead.
+    if not zipfile.is_zipfile(io.BytesIO(data)):
+        raise ValueError(f"{path}: not a checkpoint (not a torch zip archive)")
     try:
         payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
@@ -126,6 +133,24 @@ def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise ValueError(f"{path}: not a checkpoint of format {FORMAT!r}")
     return payload
+
+
+def open_run(
+    run_dir: str | os.PathLike[str], kind: str, what: str, name: str = "checkpoint.pt"
+) -> tuple[Path, Path, dict[str, Any] | None]:
+    """(the run directory, made if new and cleared of a killed run's temporaries;
+    its file ``name``; that file loaded, or None when the run is new). A file of
+    another kind of run is a ValueError: "PATH is not a WHAT"."""
+    run = Path(run_dir)
+    run.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(run)
+    path = run / name
+    if not path.exists():
+        return run, path, None
+    state = load_checkpoint(path)
+    if state.get("kind") != kind:
+        raise ValueError(f"{path} is not a {what}")
+    return run, path, state
 
 
 @contextlib.contextmanager

@@ -45,7 +45,6 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from ..atomic import remove_stale_temporaries
 from ..data.examples import Examples, sample_batch
 from ..nets.alphago2016 import (
     POLICY_KIND,
@@ -58,8 +57,8 @@ from ..nets.alphago2016 import (
 from ..nets.weights import read_capped
 from .checkpoint import (
     checkpoint_entries,
-    load_checkpoint,
     metrics_lines,
+    open_run,
     random_states,
     resume_learner,
     save_checkpoint,
@@ -128,15 +127,10 @@ def train_policy(
     """Train (or continue) the supervised policy run in ``run_dir`` (module
     docstring); ``stop_after`` stops after that step without a final checkpoint
     (as a crash would). A resumed run uses its stored data and settings."""
-    run = Path(run_dir)
-    run.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(run)
-    ckpt_path = run / "checkpoint.pt"
-    state: dict[str, Any] | None = None
-    if ckpt_path.exists():
-        state = load_checkpoint(ckpt_path)
-        if state.get("kind") != "policy2016":
-            raise ValueError(f"{ckpt_path} is not a train policy run's checkpoint")
+    run, ckpt_path, state = open_run(
+        run_dir, "policy2016", "train policy run's checkpoint"
+    )
+    if state is not None:
         asked = {"net": net_config, "train": train_config, "policy": config}
         with checkpoint_entries(ckpt_path):
             data = [Path(p) for p in state["data"]]
@@ -355,17 +349,12 @@ def train_policy_rl(
     """Train (or continue) the REINFORCE run in ``run_dir`` from the policy file
     ``init`` (module docstring). ``stop_after`` stops after that iteration, as a
     crash would (tests). The games run on ``game_device``."""
-    run = Path(run_dir)
-    run.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(run)
-    ckpt_path = run / "checkpoint.pt"
+    run, ckpt_path, state = open_run(
+        run_dir, "policy_rl2016", "train policy-rl run's checkpoint"
+    )
     pool_dir = run / "pool"
     sl_path = run / "sl.pt"
-    state: dict[str, Any] | None = None
-    if ckpt_path.exists():
-        state = load_checkpoint(ckpt_path)
-        if state.get("kind") != "policy_rl2016":
-            raise ValueError(f"{ckpt_path} is not a train policy-rl run's checkpoint")
+    if state is not None:
         asked = {"train": train_config, "policy-rl": config}
         with checkpoint_entries(ckpt_path):
             train_config = TrainConfig.from_dict(state["train_config"])

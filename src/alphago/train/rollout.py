@@ -43,14 +43,13 @@ from tqdm import tqdm
 import goboard
 from goboard import pattern_features as pf
 
-from ..atomic import remove_stale_temporaries
 from ..data.dataset import sgf_files
 from ..rollout_weights import save_rollout_weights
 from ..sgf import GameRecord, play_as, read_sgf, start_board
 from .checkpoint import (
     checkpoint_entries,
-    load_checkpoint,
     metrics_lines,
+    open_run,
     random_states,
     restore_random_states,
     save_checkpoint,
@@ -353,15 +352,10 @@ def train_rollout(
     games added to a directory later do not change a resumed run). ``stop_after``
     stops after that step without a final checkpoint, as a crash would (tests).
     """
-    run = Path(run_dir)
-    run.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(run)
-    ckpt_path = run / "checkpoint.pt"
-    state: dict[str, Any] | None = None
-    if ckpt_path.exists():
-        state = load_checkpoint(ckpt_path)
-        if state.get("kind") != "rollout":
-            raise ValueError(f"{ckpt_path} is not a rollout-policy run's checkpoint")
+    run, ckpt_path, state = open_run(
+        run_dir, "rollout", "rollout-policy run's checkpoint"
+    )
+    if state is not None:
         with checkpoint_entries(ckpt_path):
             stored = RolloutTrainConfig(**state["config"])
             files = [Path(p) for p in state["files"]]

@@ -34,14 +34,13 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from ..atomic import remove_stale_temporaries
 from ..data.examples import Examples, load_shards, sample_aux_batch, sample_batch
 from ..nets.model import NetConfig, PolicyValueNet
 from ..nets.weights import save_weights
 from .checkpoint import (
     checkpoint_entries,
-    load_checkpoint,
     metrics_lines,
+    open_run,
     random_states,
     resume_learner,
     save_checkpoint,
@@ -203,15 +202,8 @@ def train_sl(
     (None: bf16 on CUDA, fp32 elsewhere) are the learner's; they are not stored, so
     a run may resume on another device.
     """
-    run = Path(run_dir)
-    run.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(run)  # left by a killed run
-    ckpt_path = run / "checkpoint.pt"
-    state: dict[str, Any] | None = None
-    if ckpt_path.exists():
-        state = load_checkpoint(ckpt_path)
-        if state.get("kind") != "sl":
-            raise ValueError(f"{ckpt_path} is not a supervised run's checkpoint")
+    run, ckpt_path, state = open_run(run_dir, "sl", "supervised run's checkpoint")
+    if state is not None:
         # With --init the network's shape came from that file, not from net_config.
         asked_net = None if init_weights is not None else net_config
         asked = {"data": data, "net": asked_net, "train": train_config, "sl": config}

@@ -59,6 +59,7 @@ from .checkpoint import (
     checkpoint_entries,
     load_checkpoint,
     metrics_lines,
+    open_run,
     random_states,
     resume_learner,
     save_checkpoint,
@@ -309,15 +310,11 @@ def train_value(
     continue the run there. ``stop_after`` stops training after that global step
     and ``stop_after_batches`` generation after that many new batches, as a crash
     would (tests)."""
-    run = Path(run_dir)
-    run.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(run)
-    settings_path = run / "settings.pt"
+    run, settings_path, stored = open_run(
+        run_dir, "value2016", "train value run's settings", "settings.pt"
+    )
     ckpt_path = run / "checkpoint.pt"
-    if settings_path.exists():
-        stored = load_checkpoint(settings_path)
-        if stored.get("kind") != "value2016":
-            raise ValueError(f"{settings_path} is not a train value run's settings")
+    if stored is not None:
         with checkpoint_entries(settings_path):
             net_stored = Net2016Config.from_dict(stored["net_config"])
             train_stored = TrainConfig.from_dict(stored["train_config"])
