@@ -24,6 +24,7 @@ from nets_helpers import positions_of, tiny_net  # noqa: E402
 import goboard  # noqa: E402
 from alphago.nets import (  # noqa: E402
     NetEvaluator,
+    WeightsError,
     export_leela_zero,
     import_leela_zero,
     load_network,
@@ -191,6 +192,16 @@ def test_load_network_reads_both_formats(tmp_path: Path) -> None:
         got = _outputs(load_network(path), x)
         for a, b in zip(want, got, strict=True):
             torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage", b"\x00\x01PK"])
+def test_load_network_names_a_file_of_neither_format(
+    tmp_path: Path, content: bytes
+) -> None:
+    path = tmp_path / "junk.pt"
+    path.write_bytes(content)
+    with pytest.raises(WeightsError, match="junk.pt: not a weights file: neither"):
+        load_network(path)
 
 
 def test_import_refuses_values_beyond_float32(tmp_path: Path) -> None:

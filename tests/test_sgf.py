@@ -93,6 +93,20 @@ def test_malformed_files_raise_value_error(data: str | bytes) -> None:
     assert str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("data", "named"),
+    [
+        ("(;GM[1]SZ[9];B[ee];W[zz])", "W[zz] is not a point of a 9x9 board"),
+        ("(;GM[1]SZ[9];B[e\nzz])", "B[e\nzz] is not a point of a 9x9 board"),
+        ("(;GM[1]SZ[9];B[jj])", "B[jj] is not a point of a 9x9 board"),
+    ],
+)
+def test_a_bad_move_is_named_in_the_error(data: str, named: str) -> None:
+    with pytest.raises(ValueError) as info:
+        read_sgf(data)
+    assert named in str(info.value)
+
+
 def test_a_line_break_inside_a_move_is_dropped() -> None:
     # As old files wrap their lines (two of Debian's professional games do).
     record = read_sgf("(;GM[1]SZ[19];B[qd];W[oq\n];B[d\r\nd];W[])")

@@ -145,6 +145,10 @@ def test_load_refuses_what_is_not_a_shard(tmp_path: Path) -> None:
     for path in (text, other, truncated, array, wrong, tmp_path / "missing.npz"):
         with pytest.raises(ValueError, match=f"{path.name}: not an examples shard"):
             Examples.load(path)
+    # Files that are no zip at all are named as such, not as numpy's "pickled data".
+    for path in (text, truncated, array):
+        with pytest.raises(ValueError, match=r"not an \.npz archive\)$"):
+            Examples.load(path)
 
 
 def test_load_shards_reads_a_directory_in_name_order(tmp_path: Path) -> None:

@@ -221,7 +221,14 @@ def _move(node: sgf.Tree_node, size: int) -> tuple[str | None, tuple[int, int] |
         for name in ("B", "W"):
             if node.has_property(name):
                 raw = b"".join(node.get_raw(name).split())
-                return name.lower(), sgf_properties.interpret_go_point(raw, size)
+                try:
+                    return name.lower(), sgf_properties.interpret_go_point(raw, size)
+                except ValueError:
+                    # sgfmill's own error says nothing: name the value.
+                    text = node.get_raw(name).decode("ascii", "replace")
+                    raise ValueError(
+                        f"{name}[{text}] is not a point of a {size}x{size} board"
+                    ) from None
         raise
 
 

@@ -207,10 +207,12 @@ class Examples:
         # zip is damaged (a ResourceWarning).
         try:
             with open(path, "rb") as file:
-                data = np.load(file, allow_pickle=False)
-                if not isinstance(data, np.lib.npyio.NpzFile):
-                    raise ValueError("an .npy array, not an .npz archive")
-                with data:
+                # np.load reads any other file as a pickle and then blames "pickled
+                # (object) data": name what it is instead.
+                if not zipfile.is_zipfile(file):
+                    raise ValueError("not an .npz archive")
+                file.seek(0)
+                with np.load(file, allow_pickle=False) as data:
                     aux = "score" in data.files
                     return cls(
                         data["planes"],
@@ -222,7 +224,7 @@ class Examples:
                     )
         except (KeyError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
             raise ValueError(f"{path}: not an examples shard ({exc})") from None
-        except ValueError as exc:  # a pickle, an .npy, or arrays of the wrong shapes
+        except ValueError as exc:  # not a zip, or arrays of the wrong shapes
             raise ValueError(f"{path}: not an examples shard ({exc})") from None
 
 

@@ -374,6 +374,12 @@ def load_network(
         head = f.read(4)
     if head.startswith(b"PK"):
         return load_weights(path, map_location)
+    if not (head.startswith(b"\x1f\x8b") or head[:1].isdigit()):
+        # Leela Zero's text starts with its version number; gzip with its magic.
+        raise WeightsError(
+            f"{target}: not a weights file: neither a network of ours (a torch zip "
+            "archive) nor Leela Zero's (text, plain or gzipped)"
+        )
     from .leelazero import import_leela_zero
 
     return import_leela_zero(path).to(map_location)
