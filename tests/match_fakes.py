@@ -20,8 +20,9 @@ behaviour on ``genmove``:
 - ``resign``: resigns.
 - ``error``: answers ``? cannot``.
 ``refuse`` passes on genmove but rejects every ``play`` command, and ``nosize`` rejects
-``boardsize``. ``script`` plays a fixed comma-separated list of vertices, then passes,
-and answers ``final_status_list dead`` with another such list (:func:`scripted`).
+``boardsize`` (``nosize1`` only when its seed is 1, and passes otherwise). ``script``
+plays a fixed comma-separated list of vertices, then passes, and answers
+``final_status_list dead`` with another such list (:func:`scripted`).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ def answer(text="", ok=True):
     sys.stdout.flush()
 
 def genmove(colour):
-    if mode in ("pass", "refuse", "nosize") or (mode == "slow1" and seed != 1):
+    quiet = ("pass", "refuse", "nosize", "nosize1")
+    if mode in quiet or (mode == "slow1" and seed != 1):
         return "pass"
     if mode == "corner":
         return "A1"
@@ -98,7 +100,7 @@ for line in sys.stdin:
     elif cmd == "protocol_version":
         answer("2")
     elif cmd == "boardsize":
-        if mode == "nosize":
+        if mode == "nosize" or (mode == "nosize1" and seed == 1):
             answer("unacceptable size", ok=False)
             continue
         size = int(args[0])

@@ -137,6 +137,20 @@ def test_eval_reports_a_crash(
     assert "A wins 0/1 (0/1 as black, 0/0 as white)" in captured.out
 
 
+def test_eval_stops_at_once_on_an_engine_that_cannot_set_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad, good = fake_engine(tmp_path, "nosize"), fake_engine(tmp_path, "pass")
+    argv = ["eval", good, bad, "--games", "50", "--size", "5", "--no-progress"]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no report of 50 forfeits
+    assert captured.err.strip() == (
+        "alphago eval: error: engine B could not start a game (game 0: W forfeits: "
+        "'boardsize 5' failed: unacceptable size)"
+    )
+
+
 def test_eval_says_in_one_line_that_an_engine_was_stopped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

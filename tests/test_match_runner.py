@@ -9,7 +9,7 @@ import pytest
 from match_fakes import fake_engine
 
 import goboard
-from alphago.match import run_match
+from alphago.match import EngineSetupError, run_match
 from alphago.match.settle import Scoring
 from alphago.sgf import read_sgf, replay
 
@@ -112,3 +112,45 @@ def test_game_numbers_in_command_lines_vary_deterministic_engines(
     assert "distinct games: 1 of 4" in same.report()
     assert varied.games[0].outcome.moves != varied.games[2].outcome.moves
     assert "distinct games: 4 of 4" in varied.report()
+
+
+@pytest.mark.parametrize("broken", ["a", "b"])
+def test_an_engine_that_cannot_set_up_stops_the_match(
+    tmp_path: Path, broken: str
+) -> None:
+    # A bad command line (here: an engine refusing the board size) would forfeit
+    # all 6 games; the match stops at the first, names the engine, records nothing.
+    good, bad = fake_engine(tmp_path, "pass"), fake_engine(tmp_path, "nosize")
+    a, b = (bad, good) if broken == "a" else (good, bad)
+    with pytest.raises(EngineSetupError, match=f"engine {broken.upper()} could not"):
+        run_match(
+            a, b, 6, size=5, parallel=2, sgf_dir=tmp_path / "m", scoring=AS_IT_STANDS
+        )
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["match.json"]
+    # Nothing was lost, so the same folder takes a match with a fixed command.
+    result = run_match(
+        good, good, 1, size=5, sgf_dir=tmp_path / "m", scoring=AS_IT_STANDS
+    )
+    assert [g.outcome.reason for g in result.games] == ["two passes"]
+
+
+def test_a_setup_failure_after_a_good_game_is_a_forfeit(tmp_path: Path) -> None:
+    # An engine that set up a game in this match and fails later has crashed, not
+    # been misconfigured: it forfeits that game and the match goes on.
+    flaky = fake_engine(tmp_path, "nosize1")[: -len(" 0")] + " {game}"
+    result = run_match(
+        fake_engine(tmp_path, "pass"), flaky, 3, size=5, scoring=AS_IT_STANDS
+    )
+    outcomes = [g.outcome for g in result.games]
+    assert [o.result for o in outcomes] == ["W+7.5", "W+F", "W+7.5"]
+    assert outcomes[1].reason == "B forfeits: 'boardsize 5' failed: unacceptable size"
+    assert outcomes[1].ready == ()  # A, White, was started but never set up
+
+
+def test_the_report_says_when_an_engine_made_no_moves(tmp_path: Path) -> None:
+    failing, good = fake_engine(tmp_path, "error"), fake_engine(tmp_path, "pass")
+    result = run_match(failing, good, 2, size=5, scoring=AS_IT_STANDS)
+    assert [g.outcome.result for g in result.games] == ["W+F", "B+F"]
+    report = result.report()
+    assert "time per move A: no moves" in report
+    assert "nan" not in report

@@ -502,7 +502,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     import goboard
-    from alphago.match import EngineStopped, run_match
+    from alphago.match import EngineSetupError, EngineStopped, run_match
     from alphago.match.settle import Scoring, missing_capture_all_dead
 
     bar = tqdm(
@@ -558,6 +558,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             f"the game it was playing is not recorded{again}",
             file=sys.stderr,
         )
+        return 1
+    except EngineSetupError as exc:
+        # A broken command line: every game would be its forfeit. Not recorded.
+        print(f"alphago eval: error: {exc}", file=sys.stderr)
         return 1
     finally:
         bar.close()

@@ -14,7 +14,7 @@ from .gtp_client import (
     GTPError,
 )
 from .records import save_outcome_sgf
-from .runner import GAME_FIELD, MatchGame, MatchResult, run_match
+from .runner import GAME_FIELD, EngineSetupError, MatchGame, MatchResult, run_match
 from .stats import EloEstimate, elo_difference, elo_estimate
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "EloEstimate",
     "EngineDied",
     "EngineFailure",
+    "EngineSetupError",
     "EngineStopped",
     "EngineTimeout",
     "GTPClient",

@@ -62,6 +62,8 @@ class GameOutcome:
         dead: Stones removed as dead before the count.
         settled: How the dead stones were decided (see ``Settlement.how``), or why
             the count fell back to Tromp-Taylor; empty when the game was not counted.
+        ready: The colours whose engines started and took the setup commands (not
+            journalled: a match uses it to tell a broken command line from a crash).
     """
 
     size: int
@@ -81,6 +83,7 @@ class GameOutcome:
     stderr: dict[int, str] = field(default_factory=dict)
     dead: tuple[int, ...] = ()
     settled: str = ""
+    ready: tuple[int, ...] = ()
 
 
 class _Forfeit(Exception):
@@ -136,6 +139,7 @@ def play_game(
                 on_engine(engines[colour])
         for colour, engine in engines.items():
             out.names[colour] = _setup(engine, colour, size, komi)
+            out.ready += (colour,)
         _play(board, engines, out, cap, move_timeout)
         if out.reason in ("two passes", "move cap"):
             _count(board, engines, out, scoring or Scoring())

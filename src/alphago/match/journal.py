@@ -79,8 +79,8 @@ class MatchJournal:
             a journal already is refused.
 
     Raises:
-        ValueError: a journal without ``resume``, a journal of another match, or a
-            damaged journal file; each message names the file.
+        ValueError: a journal with games but without ``resume``, a journal of
+            another match, or a damaged journal file; each message names the file.
     """
 
     def __init__(self, folder: Path, settings: dict[str, Any], *, resume: bool):
@@ -88,7 +88,9 @@ class MatchJournal:
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / _SETTINGS
         wanted = {"format": _FORMAT, **settings}
-        if path.exists():
+        # A journal without games (a match stopped before its first result, say by
+        # a broken engine command) holds nothing to lose: it is started afresh.
+        if path.exists() and any(_GAME.match(p.name) for p in folder.iterdir()):
             if not resume:
                 raise ValueError(
                     f"{folder} holds a match already ({_SETTINGS}): resume it, or "

@@ -9,6 +9,7 @@ keep ``parallel`` games going at once.
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import shutil
@@ -28,7 +29,7 @@ from .records import save_outcome_sgf
 from .settle import Scoring
 from .stats import EloEstimate, elo_estimate
 
-__all__ = ["GAME_FIELD", "MatchGame", "MatchResult", "run_match"]
+__all__ = ["GAME_FIELD", "EngineSetupError", "MatchGame", "MatchResult", "run_match"]
 
 #: Replaced by the game's number in engine command lines.
 GAME_FIELD = "{game}"
@@ -123,9 +124,9 @@ class MatchResult:
         if n:
             lines.append("A - B: " + self.elo().describe())
         for label, engine in (("A", "a"), ("B", "b")):
-            lines.append(
-                f"time per move {label}: {self.seconds_per_move(engine):.3f} s"
-            )
+            seconds = self.seconds_per_move(engine)
+            shown = "no moves" if math.isnan(seconds) else f"{seconds:.3f} s"
+            lines.append(f"time per move {label}: {shown}")
         return "\n".join(lines)
 
 
@@ -228,6 +229,7 @@ def run_match(
             engine.kill()  # a game that began as the match stopped
 
     done = [MatchGame(i, _a_colour(i), g) for i, g in sorted(finished.items())]
+    ever_ready: set[str] = set()  # engines ("a", "b") set up in a game of this run
     width = max(3, len(str(games - 1)))
 
     def one(index: int) -> MatchGame:
@@ -249,6 +251,7 @@ def run_match(
         game = MatchGame(index, a_colour, outcome)
         if stopping.is_set() and outcome.result.endswith("+F"):
             return game  # likely the stop's doing (its engines saw Ctrl-C): no record
+        _check_started(game, ever_ready, lock)
         if journal is not None:
             path = journal.folder / f"game-{index:0{width}d}.sgf"
             save_outcome_sgf(outcome, path, scoring=scoring)
@@ -279,6 +282,33 @@ def run_match(
     pool.shutdown()
     played = sorted(done, key=lambda g: g.index)
     return MatchResult(engine_a, engine_b, played, scoring, len(finished))
+
+
+class EngineSetupError(RuntimeError):
+    """An engine failed to start or set up a game before it had ever set one up
+    in this run: a broken command line (a bad option, a missing file), which would
+    otherwise forfeit every game of the match."""
+
+
+def _check_started(game: MatchGame, ever_ready: set[str], lock: threading.Lock) -> None:
+    """Note which engines took their setup in ``game``; raise
+    :class:`EngineSetupError` for one that never has (the game is not recorded)."""
+    outcome = game.outcome
+    labels = {game.a_colour: "a", -game.a_colour: "b"}
+    with lock:
+        ever_ready.update(labels[colour] for colour in outcome.ready)
+        if not outcome.result.endswith("+F"):
+            return
+        loser = -outcome.winner  # the engine that forfeited (the other may not
+        label = labels[loser]  # have been started at all)
+        if loser in outcome.ready or label in ever_ready:
+            return  # a crash in play, or after games that went well: a forfeit
+    tail = outcome.stderr.get(loser, "").strip().splitlines()[-3:]
+    said = "; its stderr ends: " + " | ".join(tail) if tail else ""
+    raise EngineSetupError(
+        f"engine {label.upper()} could not start a game "
+        f"(game {game.index}: {outcome.reason}){said}"
+    )
 
 
 def _a_colour(index: int) -> int:
