@@ -264,3 +264,27 @@ def test_train_sl_on_alphago49_planes_then_play(
     ).stdout
     replies = [line for line in out.splitlines() if line.startswith("=")]
     assert len(replies) == 3 and all(len(r) > 2 for r in replies[:2]), out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["train", "rl", "{out}", "--init", "{junk}", "--size", "5"],
+        ["train", "sl", "{out}", "--data", "{junk}", "--size", "5"],
+        ["train", "rollout", "{out}", "--data", "{junk}", "--size", "5"],
+        ["shards", "{junk}", "--out", "{out}", "--size", "5", "--no-progress"],
+    ],
+)
+def test_a_refused_command_leaves_no_folder_behind(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"garbage")
+    out = tmp_path / "new" / "run"
+    args = [a.format(out=out, junk=junk) for a in argv]
+    assert main(args) != 0
+    assert not out.exists()
+    # A folder that was there before stays, empty or not.
+    out.mkdir(parents=True)
+    assert main(args) != 0
+    assert out.is_dir()

@@ -773,10 +773,33 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return run_report(args)
 
 
+def _leaves_no_empty_folder(
+    option: str, command: Callable[[argparse.Namespace], int]
+) -> Callable[[argparse.Namespace], int]:
+    """``command``, which makes the folder ``args.<option>``: when it fails (an
+    error, or a nonzero status) before writing anything there, a folder it made is
+    removed again, so that a refused command line leaves the disk as it was."""
+
+    def run(args: argparse.Namespace) -> int:
+        from pathlib import Path
+
+        folder = Path(getattr(args, option))
+        made = not folder.exists()
+        status = 1
+        try:
+            status = command(args)
+        finally:
+            if made and status != 0 and folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+        return status
+
+    return run
+
+
 TRAINING_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "gendata": _cmd_gendata,
-    "shards": _cmd_shards,
-    "train": _cmd_train,
+    "gendata": _leaves_no_empty_folder("out", _cmd_gendata),
+    "shards": _leaves_no_empty_folder("out", _cmd_shards),
+    "train": _leaves_no_empty_folder("run", _cmd_train),
     "report": _cmd_report,
     "validate": _cmd_validate,
 }
