@@ -124,9 +124,16 @@ def test_an_engine_that_cannot_set_up_stops_the_match(
     a, b = (bad, good) if broken == "a" else (good, bad)
     with pytest.raises(EngineSetupError, match=f"engine {broken.upper()} could not"):
         run_match(
-            a, b, 6, size=5, parallel=2, sgf_dir=tmp_path / "m", scoring=AS_IT_STANDS
+            a,
+            b,
+            6,
+            size=5,
+            parallel=2,
+            sgf_dir=tmp_path / "m",
+            scoring=AS_IT_STANDS,
+            stop_on_setup_failure=True,
         )
-    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["match.json"]
+    assert list((tmp_path / "m").iterdir()) == []  # its new journal is withdrawn
     # Nothing was lost, so the same folder takes a match with a fixed command.
     result = run_match(
         good, good, 1, size=5, sgf_dir=tmp_path / "m", scoring=AS_IT_STANDS
@@ -134,17 +141,53 @@ def test_an_engine_that_cannot_set_up_stops_the_match(
     assert [g.outcome.reason for g in result.games] == ["two passes"]
 
 
-def test_a_setup_failure_after_a_good_game_is_a_forfeit(tmp_path: Path) -> None:
-    # An engine that set up a game in this match and fails later has crashed, not
-    # been misconfigured: it forfeits that game and the match goes on.
+@pytest.mark.parametrize("parallel", [1, 3])
+def test_a_setup_failure_after_a_good_setup_is_a_forfeit(
+    tmp_path: Path, parallel: int
+) -> None:
+    # An engine that set up a game in this match (finished or still in play) and
+    # fails later has crashed, not been misconfigured: it forfeits that game.
     flaky = fake_engine(tmp_path, "nosize1")[: -len(" 0")] + " {game}"
-    result = run_match(
-        fake_engine(tmp_path, "pass"), flaky, 3, size=5, scoring=AS_IT_STANDS
-    )
-    outcomes = [g.outcome for g in result.games]
-    assert [o.result for o in outcomes] == ["W+7.5", "W+F", "W+7.5"]
+    good = fake_engine(tmp_path, "pass")
+    for _ in range(3):  # parallel starts race: the verdict must not depend on them
+        result = run_match(
+            good,
+            flaky,
+            3,
+            size=5,
+            parallel=parallel,
+            scoring=AS_IT_STANDS,
+            stop_on_setup_failure=True,
+        )
+        outcomes = [g.outcome for g in result.games]
+        assert [o.result for o in outcomes] == ["W+7.5", "W+F", "W+7.5"]
     assert outcomes[1].reason == "B forfeits: 'boardsize 5' failed: unacceptable size"
     assert outcomes[1].ready == ()  # A, White, was started but never set up
+
+
+def test_a_resumed_match_trusts_its_journalled_engines(tmp_path: Path) -> None:
+    flaky = fake_engine(tmp_path, "nosize1")[: -len(" 0")] + " {game}"
+    good, games = fake_engine(tmp_path, "pass"), tmp_path / "m"
+    run_match(good, flaky, 1, size=5, sgf_dir=games, scoring=AS_IT_STANDS)
+    # Resumed, game 1 is the first this run plays, and B fails its setup there:
+    # the journal's game proves B's command line, so that is a forfeit.
+    result = run_match(
+        good,
+        flaky,
+        2,
+        size=5,
+        sgf_dir=games,
+        resume=True,
+        scoring=AS_IT_STANDS,
+        stop_on_setup_failure=True,
+    )
+    assert [g.outcome.result for g in result.games] == ["W+7.5", "W+F"]
+
+
+def test_without_the_stop_a_setup_failure_is_a_forfeit(tmp_path: Path) -> None:
+    good, bad = fake_engine(tmp_path, "pass"), fake_engine(tmp_path, "nosize")
+    result = run_match(good, bad, 2, size=5, scoring=AS_IT_STANDS)
+    assert [g.outcome.result for g in result.games] == ["B+F", "W+F"]
 
 
 def test_the_report_says_when_an_engine_made_no_moves(tmp_path: Path) -> None:

@@ -194,6 +194,16 @@ def test_load_network_reads_both_formats(tmp_path: Path) -> None:
             torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
 
 
+def test_load_network_takes_leela_zero_text_after_white_space(tmp_path: Path) -> None:
+    model = tiny_net(19, "lz18")
+    plain, padded = tmp_path / "lz.txt", tmp_path / "padded.txt"
+    export_leela_zero(model, plain)
+    padded.write_bytes(b"\n  " + plain.read_bytes())
+    x = torch.rand(1, 18, 19, 19)
+    for a, b in zip(_outputs(model, x), _outputs(load_network(padded), x), strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("content", [b"", b"garbage", b"\x00\x01PK"])
 def test_load_network_names_a_file_of_neither_format(
     tmp_path: Path, content: bytes

@@ -550,6 +550,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             on_game=progress,
             scoring=scoring,
             resume=args.resume,
+            stop_on_setup_failure=True,
         )
     except EngineStopped as exc:
         again = " (the same command with --resume goes on)" if args.sgf_dir else ""

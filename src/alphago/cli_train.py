@@ -16,6 +16,7 @@ Like :mod:`alphago.cli`, every command imports its modules when it runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import warnings
 from collections.abc import Callable
@@ -778,7 +779,8 @@ def _leaves_no_empty_folder(
 ) -> Callable[[argparse.Namespace], int]:
     """``command``, which makes the folder ``args.<option>``: when it fails (an
     error, or a nonzero status) before writing anything there, a folder it made is
-    removed again, so that a refused command line leaves the disk as it was."""
+    removed again (its parents are not), so that a refused command line leaves no
+    empty run folder behind."""
 
     def run(args: argparse.Namespace) -> int:
         from pathlib import Path
@@ -790,7 +792,8 @@ def _leaves_no_empty_folder(
             status = command(args)
         finally:
             if made and status != 0 and folder.is_dir() and not any(folder.iterdir()):
-                folder.rmdir()
+                with contextlib.suppress(OSError):  # written meanwhile: keep it
+                    folder.rmdir()
         return status
 
     return run

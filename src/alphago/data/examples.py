@@ -212,7 +212,10 @@ class Examples:
                 if not zipfile.is_zipfile(file):
                     raise ValueError("not an .npz archive")
                 file.seek(0)
-                with np.load(file, allow_pickle=False) as data:
+                data = np.load(file, allow_pickle=False)
+                if not isinstance(data, np.lib.npyio.NpzFile):
+                    raise ValueError("an .npy array, not an .npz archive")
+                with data:
                     aux = "score" in data.files
                     return cls(
                         data["planes"],

@@ -103,6 +103,7 @@ def play_game(
     setup_timeout: float = 30.0,
     scoring: Scoring | None = None,
     on_engine: Callable[[GTPClient], None] | None = None,
+    on_ready: Callable[[int], None] | None = None,
 ) -> GameOutcome:
     """Start both engines, referee one game, close both engines.
 
@@ -117,6 +118,8 @@ def play_game(
         on_engine: Called with each engine as it starts, so that a caller can
             :meth:`~alphago.match.gtp_client.GTPClient.kill` it from another thread
             to end the game at once (the killed engine forfeits).
+        on_ready: Called with each colour whose engine has taken the setup
+            commands, as soon as it has (before the game is played).
 
     Returns:
         The outcome; engine failures never raise, they forfeit the game.
@@ -140,6 +143,8 @@ def play_game(
         for colour, engine in engines.items():
             out.names[colour] = _setup(engine, colour, size, komi)
             out.ready += (colour,)
+            if on_ready is not None:
+                on_ready(colour)
         _play(board, engines, out, cap, move_timeout)
         if out.reason in ("two passes", "move cap"):
             _count(board, engines, out, scoring or Scoring())

@@ -79,8 +79,8 @@ class MatchJournal:
             a journal already is refused.
 
     Raises:
-        ValueError: a journal with games but without ``resume``, a journal of
-            another match, or a damaged journal file; each message names the file.
+        ValueError: a journal without ``resume``, a journal of another match, or a
+            damaged journal file; each message names the file.
     """
 
     def __init__(self, folder: Path, settings: dict[str, Any], *, resume: bool):
@@ -88,9 +88,8 @@ class MatchJournal:
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / _SETTINGS
         wanted = {"format": _FORMAT, **settings}
-        # A journal without games (a match stopped before its first result, say by
-        # a broken engine command) holds nothing to lose: it is started afresh.
-        if path.exists() and any(_GAME.match(p.name) for p in folder.iterdir()):
+        self.created = not path.exists()
+        if path.exists():
             if not resume:
                 raise ValueError(
                     f"{folder} holds a match already ({_SETTINGS}): resume it, or "
@@ -117,6 +116,13 @@ class MatchJournal:
         if not isinstance(data, dict):
             raise ValueError(f"{path}: unreadable match journal: not an object")
         return data
+
+    def discard_if_new_and_empty(self) -> None:
+        """Remove the settings this run wrote if no game was recorded: a match
+        stopped before its first result (a broken engine command) leaves nothing,
+        so the corrected command can use the folder."""
+        if self.created and not self.finished():
+            (self.folder / _SETTINGS).unlink(missing_ok=True)
 
     def finished(self) -> dict[int, GameOutcome]:
         """The games written so far, by number."""

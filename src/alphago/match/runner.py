@@ -15,7 +15,7 @@ import shlex
 import shutil
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -158,6 +158,7 @@ def run_match(
     on_game: Callable[[MatchGame, int], None] | None = None,
     scoring: Scoring,
     resume: bool = False,
+    stop_on_setup_failure: bool = False,
 ) -> MatchResult:
     """Play ``games`` games between two engine command lines.
 
@@ -182,6 +183,9 @@ def run_match(
             capture their dead stones).
         resume: Go on with the match journalled in ``sgf_dir``: its finished games
             count as they are and only the missing numbers are played.
+        stop_on_setup_failure: Raise :class:`EngineSetupError` when an engine fails
+            to start or set up a game before it has set one up in this match (a
+            broken command line); otherwise that game is its forfeit.
 
     Returns:
         The games in order of their number.
@@ -229,7 +233,14 @@ def run_match(
             engine.kill()  # a game that began as the match stopped
 
     done = [MatchGame(i, _a_colour(i), g) for i, g in sorted(finished.items())]
-    ever_ready: set[str] = set()  # engines ("a", "b") set up in a game of this run
+    # Engines ("a", "b") that have set up a game of this match; a journalled game
+    # proves both command lines (a resumed match runs the same ones).
+    ever_ready: set[str] = {"a", "b"} if finished else set()
+
+    def ready(label: str) -> None:
+        with lock:
+            ever_ready.add(label)
+
     width = max(3, len(str(games - 1)))
 
     def one(index: int) -> MatchGame:
@@ -247,11 +258,13 @@ def run_match(
             move_timeout=move_timeout,
             scoring=scoring,
             on_engine=started,
+            on_ready=lambda colour: ready("a" if colour == a_colour else "b"),
         )
         game = MatchGame(index, a_colour, outcome)
         if stopping.is_set() and outcome.result.endswith("+F"):
             return game  # likely the stop's doing (its engines saw Ctrl-C): no record
-        _check_started(game, ever_ready, lock)
+        if stop_on_setup_failure:
+            _check_started(game, ever_ready, lock)
         if journal is not None:
             path = journal.folder / f"game-{index:0{width}d}.sgf"
             save_outcome_sgf(outcome, path, scoring=scoring)
@@ -266,9 +279,14 @@ def run_match(
     pool = ThreadPoolExecutor(max_workers=max(1, min(parallel, len(missing))))
     try:
         futures = [pool.submit(one, index) for index in missing]
+        # The first failure stops the match at once, not after the games before it.
+        wait(futures, return_when=FIRST_EXCEPTION)
+        for future in futures:
+            if future.done():
+                future.result()
         for future in futures:
             future.result()
-    except BaseException:
+    except BaseException as exc:
         # Ctrl-C, an engine stopped from outside (EngineStopped: that game has no
         # result) or a failure outside the games (an SGF that cannot be written):
         # start no more games, and end the running ones (their killed engines'
@@ -278,6 +296,8 @@ def run_match(
         with lock:
             for engine in engines:
                 engine.kill()
+        if isinstance(exc, EngineSetupError) and journal is not None:
+            journal.discard_if_new_and_empty()
         raise
     pool.shutdown()
     played = sorted(done, key=lambda g: g.index)

@@ -371,10 +371,10 @@ def load_network(
     """
     target = os.fspath(path)
     with open_regular(target) as f:
-        head = f.read(4)
+        head = f.read(64)
     if head.startswith(b"PK"):
         return load_weights(path, map_location)
-    if not (head.startswith(b"\x1f\x8b") or head[:1].isdigit()):
+    if not (head.startswith(b"\x1f\x8b") or head.lstrip()[:1].isdigit()):
         # Leela Zero's text starts with its version number; gzip with its magic.
         raise WeightsError(
             f"{target}: not a weights file: neither a network of ours (a torch zip "
