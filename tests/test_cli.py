@@ -146,8 +146,8 @@ def test_eval_stops_at_once_on_an_engine_that_cannot_set_up(
     captured = capsys.readouterr()
     assert captured.out == ""  # no report of 50 forfeits
     assert captured.err.strip() == (
-        "alphago eval: error: engine B could not start a game (game 0: W forfeits: "
-        "'boardsize 5' failed: unacceptable size)"
+        "alphago eval: error: engine B could not start a game: 'boardsize 5' failed: "
+        "unacceptable size"
     )
 
 

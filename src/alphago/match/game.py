@@ -36,7 +36,7 @@ from goboard.coords import from_gtp, to_gtp
 from .gtp_client import EngineFailure, EngineStopped, GTPClient, GTPError
 from .settle import Scoring, score_without, settle
 
-__all__ = ["GameOutcome", "play_game"]
+__all__ = ["GameOutcome", "play_game", "setup_failure"]
 
 _GTP_COLOUR = {goboard.BLACK: "b", goboard.WHITE: "w"}
 _SGF_COLOUR = {goboard.BLACK: "B", goboard.WHITE: "W"}
@@ -62,8 +62,6 @@ class GameOutcome:
         dead: Stones removed as dead before the count.
         settled: How the dead stones were decided (see ``Settlement.how``), or why
             the count fell back to Tromp-Taylor; empty when the game was not counted.
-        ready: The colours whose engines started and took the setup commands (not
-            journalled: a match uses it to tell a broken command line from a crash).
     """
 
     size: int
@@ -83,7 +81,6 @@ class GameOutcome:
     stderr: dict[int, str] = field(default_factory=dict)
     dead: tuple[int, ...] = ()
     settled: str = ""
-    ready: tuple[int, ...] = ()
 
 
 class _Forfeit(Exception):
@@ -103,7 +100,6 @@ def play_game(
     setup_timeout: float = 30.0,
     scoring: Scoring | None = None,
     on_engine: Callable[[GTPClient], None] | None = None,
-    on_ready: Callable[[int], None] | None = None,
 ) -> GameOutcome:
     """Start both engines, referee one game, close both engines.
 
@@ -118,8 +114,6 @@ def play_game(
         on_engine: Called with each engine as it starts, so that a caller can
             :meth:`~alphago.match.gtp_client.GTPClient.kill` it from another thread
             to end the game at once (the killed engine forfeits).
-        on_ready: Called with each colour whose engine has taken the setup
-            commands, as soon as it has (before the game is played).
 
     Returns:
         The outcome; engine failures never raise, they forfeit the game.
@@ -142,9 +136,6 @@ def play_game(
                 on_engine(engines[colour])
         for colour, engine in engines.items():
             out.names[colour] = _setup(engine, colour, size, komi)
-            out.ready += (colour,)
-            if on_ready is not None:
-                on_ready(colour)
         _play(board, engines, out, cap, move_timeout)
         if out.reason in ("two passes", "move cap"):
             _count(board, engines, out, scoring or Scoring())
@@ -159,6 +150,36 @@ def play_game(
         for colour, engine in engines.items():
             out.stderr[colour] = engine.close()
     return out
+
+
+def setup_failure(
+    command: str, *, size: int, komi: float, setup_timeout: float = 30.0
+) -> str | None:
+    """Start the engine ``command``, take it through a game's setup and close it:
+    None if it took it, else why not (with the end of its stderr). A match checks
+    its engines so before its first game: a broken command line would otherwise
+    forfeit every game.
+
+    Raises:
+        EngineStopped: the engine was stopped from outside.
+    """
+    engine: GTPClient | None = None
+    why = ""
+    try:
+        engine = GTPClient(command, timeout=setup_timeout)
+        _setup(engine, goboard.BLACK, size, komi)
+    except EngineFailure as exc:
+        why = str(exc)
+    except _Forfeit as exc:
+        if isinstance(exc.__cause__, EngineStopped):
+            raise exc.__cause__ from None
+        why = str(exc)
+    finally:
+        stderr = engine.close() if engine is not None else ""
+    if not why:
+        return None
+    tail = stderr.strip().splitlines()[-3:]
+    return why + ("; its stderr ends: " + " | ".join(tail) if tail else "")
 
 
 def _setup(engine: GTPClient, colour: int, size: int, komi: float) -> str:

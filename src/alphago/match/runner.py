@@ -22,7 +22,7 @@ from pathlib import Path
 import goboard
 from goboard.coords import check_size
 
-from .game import GameOutcome, play_game
+from .game import GameOutcome, play_game, setup_failure
 from .gtp_client import GTPClient
 from .journal import MatchJournal
 from .records import save_outcome_sgf
@@ -183,9 +183,11 @@ def run_match(
             capture their dead stones).
         resume: Go on with the match journalled in ``sgf_dir``: its finished games
             count as they are and only the missing numbers are played.
-        stop_on_setup_failure: Raise :class:`EngineSetupError` when an engine fails
-            to start or set up a game before it has set one up in this match (a
-            broken command line); otherwise that game is its forfeit.
+        stop_on_setup_failure: Before the first game of a match with no journalled
+            games, start each engine and take it through a game's setup
+            (:func:`~alphago.match.game.setup_failure`); raise
+            :class:`EngineSetupError` if one fails. Otherwise a failing engine
+            forfeits its games.
 
     Returns:
         The games in order of their number.
@@ -233,13 +235,6 @@ def run_match(
             engine.kill()  # a game that began as the match stopped
 
     done = [MatchGame(i, _a_colour(i), g) for i, g in sorted(finished.items())]
-    # Engines ("a", "b") that have set up a game of this match; a journalled game
-    # proves both command lines (a resumed match runs the same ones).
-    ever_ready: set[str] = {"a", "b"} if finished else set()
-
-    def ready(label: str) -> None:
-        with lock:
-            ever_ready.add(label)
 
     width = max(3, len(str(games - 1)))
 
@@ -258,13 +253,10 @@ def run_match(
             move_timeout=move_timeout,
             scoring=scoring,
             on_engine=started,
-            on_ready=lambda colour: ready("a" if colour == a_colour else "b"),
         )
         game = MatchGame(index, a_colour, outcome)
         if stopping.is_set() and outcome.result.endswith("+F"):
             return game  # likely the stop's doing (its engines saw Ctrl-C): no record
-        if stop_on_setup_failure:
-            _check_started(game, ever_ready, lock)
         if journal is not None:
             path = journal.folder / f"game-{index:0{width}d}.sgf"
             save_outcome_sgf(outcome, path, scoring=scoring)
@@ -276,6 +268,17 @@ def run_match(
         return game
 
     missing = [index for index in range(games) if index not in finished]
+    if stop_on_setup_failure and missing and not finished:
+        # Journalled games prove both command lines; otherwise each engine must take
+        # a game's setup once, as its first game would start it, before any game.
+        for label, command in (("A", engine_a), ("B", engine_b)):
+            why = setup_failure(
+                command.replace(GAME_FIELD, str(missing[0])), size=size, komi=komi
+            )
+            if why is not None:
+                if journal is not None:
+                    journal.discard_if_new_and_empty()
+                raise EngineSetupError(f"engine {label} could not start a game: {why}")
     pool = ThreadPoolExecutor(max_workers=max(1, min(parallel, len(missing))))
     try:
         futures = [pool.submit(one, index) for index in missing]
@@ -286,7 +289,7 @@ def run_match(
                 future.result()
         for future in futures:
             future.result()
-    except BaseException as exc:
+    except BaseException:
         # Ctrl-C, an engine stopped from outside (EngineStopped: that game has no
         # result) or a failure outside the games (an SGF that cannot be written):
         # start no more games, and end the running ones (their killed engines'
@@ -296,8 +299,6 @@ def run_match(
         with lock:
             for engine in engines:
                 engine.kill()
-        if isinstance(exc, EngineSetupError) and journal is not None:
-            journal.discard_if_new_and_empty()
         raise
     pool.shutdown()
     played = sorted(done, key=lambda g: g.index)
@@ -305,30 +306,9 @@ def run_match(
 
 
 class EngineSetupError(RuntimeError):
-    """An engine failed to start or set up a game before it had ever set one up
-    in this run: a broken command line (a bad option, a missing file), which would
+    """An engine failed to start or take a game's setup before the match's first
+    game: a broken command line (a bad option, a missing file), which would
     otherwise forfeit every game of the match."""
-
-
-def _check_started(game: MatchGame, ever_ready: set[str], lock: threading.Lock) -> None:
-    """Note which engines took their setup in ``game``; raise
-    :class:`EngineSetupError` for one that never has (the game is not recorded)."""
-    outcome = game.outcome
-    labels = {game.a_colour: "a", -game.a_colour: "b"}
-    with lock:
-        ever_ready.update(labels[colour] for colour in outcome.ready)
-        if not outcome.result.endswith("+F"):
-            return
-        loser = -outcome.winner  # the engine that forfeited (the other may not
-        label = labels[loser]  # have been started at all)
-        if loser in outcome.ready or label in ever_ready:
-            return  # a crash in play, or after games that went well: a forfeit
-    tail = outcome.stderr.get(loser, "").strip().splitlines()[-3:]
-    said = "; its stderr ends: " + " | ".join(tail) if tail else ""
-    raise EngineSetupError(
-        f"engine {label.upper()} could not start a game "
-        f"(game {game.index}: {outcome.reason}){said}"
-    )
 
 
 def _a_colour(index: int) -> int:
