@@ -235,7 +235,6 @@ def run_match(
             engine.kill()  # a game that began as the match stopped
 
     done = [MatchGame(i, _a_colour(i), g) for i, g in sorted(finished.items())]
-
     width = max(3, len(str(games - 1)))
 
     def one(index: int) -> MatchGame:
@@ -283,12 +282,11 @@ def run_match(
     try:
         futures = [pool.submit(one, index) for index in missing]
         # The first failure stops the match at once, not after the games before it.
+        # Without a failure every game is done here; with one, result() raises it.
         wait(futures, return_when=FIRST_EXCEPTION)
         for future in futures:
             if future.done():
                 future.result()
-        for future in futures:
-            future.result()
     except BaseException:
         # Ctrl-C, an engine stopped from outside (EngineStopped: that game has no
         # result) or a failure outside the games (an SGF that cannot be written):
