@@ -61,7 +61,9 @@ def test_the_engine_ponders_and_the_next_genmove_reuses_the_tree() -> None:
     with served(ponder=True) as (player, pipe, out):
         pipe.send("1 genmove b\n")
         out.wait_for("=1 ")
-        time.sleep(0.5)  # the opponent thinks; we ponder
+        # The opponent thinks; we ponder. 2 s leaves room on slow builds: under
+        # ASan, 0.5 s gave 71 simulations, too few for the subtree check below.
+        time.sleep(2.0)
         pipe.send("2 name\n")  # any command ends the pondering search
         out.wait_for("=2 alphago\n\n")
         _wait_for_searches(player, 2)
