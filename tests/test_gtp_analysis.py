@@ -273,11 +273,13 @@ def served(sims: int) -> Iterator[tuple[PipeWriter, Collector]]:
     out = Collector()
     thread = threading.Thread(target=serve, args=(e, pipe.reader, out), daemon=True)
     thread.start()
-    yield pipe, out
-    pipe.send("quit\n")
-    thread.join(timeout=10)
-    assert not thread.is_alive()
-    pipe.close()
+    try:
+        yield pipe, out
+        pipe.send("quit\n")
+        thread.join(timeout=10)
+        assert not thread.is_alive()
+    finally:
+        pipe.close()  # also when the test failed: no pipe is left for the GC to find
 
 
 def test_analysis_streams_until_the_next_command() -> None:

@@ -62,10 +62,12 @@ class Session:
         return [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
 
     def close(self) -> None:
-        self.pipe.send("quit\n")
-        self.thread.join(timeout=10)
-        assert not self.thread.is_alive()
-        self.pipe.close()
+        try:
+            self.pipe.send("quit\n")
+            self.thread.join(timeout=10)
+            assert not self.thread.is_alive()
+        finally:
+            self.pipe.close()
 
 
 _ids = iter(range(1, 10**6))

@@ -43,11 +43,13 @@ def served(ponder: bool) -> Iterator[tuple[Recording, PipeWriter, Collector]]:
     out = Collector()
     thread = threading.Thread(target=serve, args=(e, pipe.reader, out), daemon=True)
     thread.start()
-    yield player, pipe, out
-    pipe.send("quit\n")
-    thread.join(timeout=10)
-    assert not thread.is_alive()
-    pipe.close()
+    try:
+        yield player, pipe, out
+        pipe.send("quit\n")
+        thread.join(timeout=10)
+        assert not thread.is_alive()
+    finally:
+        pipe.close()  # also when the test failed: no pipe is left for the GC to find
 
 
 def _wait_for_searches(player: Recording, count: int, timeout: float = 10.0) -> None:

@@ -219,24 +219,26 @@ def test_pondering_searches_in_rounds_until_the_tree_is_full() -> None:
     out = Collector()
     thread = threading.Thread(target=serve, args=(e, pipe.reader, out), daemon=True)
     thread.start()
-    pipe.send("1 lz-analyze 2\n")
+    try:
+        pipe.send("1 lz-analyze 2\n")
 
-    def last_report() -> dict[str, int]:
-        lines = [ln for ln in out.getvalue().split("\n") if ln.startswith("info")]
-        infos = parse_info(lines[-1]) if lines else []
-        return {str(m["move"]): int(str(m["visits"])) for m in infos}
+        def last_report() -> dict[str, int]:
+            lines = [ln for ln in out.getvalue().split("\n") if ln.startswith("info")]
+            infos = parse_info(lines[-1]) if lines else []
+            return {str(m["move"]): int(str(m["visits"])) for m in infos}
 
-    deadline = time.monotonic() + 30
-    while sum(last_report().values()) < sum(want.values()):
-        assert time.monotonic() < deadline, out.getvalue()[-500:]
-        time.sleep(0.01)
-    assert last_report() == want
-    pipe.send("2 name\n")
-    out.wait_for("=2 alphago\n\n")
-    pipe.send("quit\n")
-    thread.join(timeout=10)
-    assert not thread.is_alive()
-    pipe.close()
+        deadline = time.monotonic() + 30
+        while sum(last_report().values()) < sum(want.values()):
+            assert time.monotonic() < deadline, out.getvalue()[-500:]
+            time.sleep(0.01)
+        assert last_report() == want
+        pipe.send("2 name\n")
+        out.wait_for("=2 alphago\n\n")
+        pipe.send("quit\n")
+        thread.join(timeout=10)
+        assert not thread.is_alive()
+    finally:
+        pipe.close()  # also when the test failed: no pipe is left for the GC to find
 
 
 # -- the JSON analysis engine ---------------------------------------------------------
