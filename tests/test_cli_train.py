@@ -192,6 +192,30 @@ def test_train_rl_on_alphago49_planes(tmp_path: Path) -> None:
     assert load_weights(run / "best.pt").config.input_planes == "alphago49"
 
 
+def test_train_rl_with_anchor_shards(
+    tmp_path: Path, shard_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "rl"
+    args = ["train", "rl", str(run)] + NET_ARGS
+    args += ["--iterations", "1", "--games", "2", "--simulations", "4"]
+    args += ["--parallel-games", "2", "--updates", "2", "--epochs", "1"]
+    args += ["--batch", "8", "--gate-games", "0", "--baseline-every", "0"]
+    args += ["--workers", "1", "--threads", "1", "--no-progress"]
+    bad = args + ["--anchor-data", str(tmp_path / "missing")]
+    assert main(bad) == 1
+    assert "missing" in capsys.readouterr().err
+    assert main(bad[:-1] + [str(shard_dir), "--anchor-fraction", "1"]) == 1
+    assert "anchor_fraction must be in (0, 1), not 1" in capsys.readouterr().err
+    assert not run.exists()
+    args += ["--anchor-data", str(shard_dir), "--anchor-fraction", "0.5"]
+    assert main(args) == 0
+    stored = load_checkpoint(run / "checkpoint.pt")["rl_config"]
+    assert (list(stored["anchor_data"]), stored["anchor_fraction"]) == (
+        [str(shard_dir)],
+        0.5,
+    )
+
+
 def test_train_rl_refuses_a_cheap_budget_not_below_the_full_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -558,3 +558,107 @@ def test_a_checkpoint_with_a_missing_entry_is_a_value_error(
     save_checkpoint(run / "checkpoint.pt", state)
     with pytest.raises(ValueError, match="checkpoint.pt: a damaged checkpoint"):
         train_rl(run, progress=False)
+
+
+# -- anchor data ----------------------------------------------------------------------
+
+
+def anchor_examples(n: int, kind: str = "agz17", size: int = SIZE) -> Examples:
+    """``n`` examples whose values are all -0.75 (self-play's fakes are >= 0)."""
+    rng = np.random.default_rng(1)
+    planes = rng.integers(0, 2, (n, 17 if kind == "agz17" else 49, size, size))
+    policy = np.full((n, size * size + 1), 1.0 / (size * size + 1), np.float32)
+    value = np.full(n, -0.75, np.float32)
+    return Examples(planes.astype(np.uint8), policy, value, kind)
+
+
+def test_anchor_settings_are_checked_and_stored() -> None:
+    for bad in (0.0, 1.0, -0.5):
+        with pytest.raises(ValueError, match="anchor_fraction"):
+            RLConfig(anchor_data=("x",), anchor_fraction=bad)
+    config = dataclasses.replace(CONFIG, anchor_data=("a", "b"), anchor_fraction=0.5)
+    assert RLConfig.from_dict(config.to_dict()) == config
+    # A checkpoint written before anchors existed loads without any.
+    old = CONFIG.to_dict()
+    del old["anchor_data"], old["anchor_fraction"]
+    assert RLConfig.from_dict(old).anchor_data == ()
+
+
+@pytest.mark.parametrize("aux", [False, True])
+def test_a_round_draws_the_anchor_share_of_its_batch(aux: bool) -> None:
+    weight = 1.0 if aux else 0.0
+    train = dataclasses.replace(TRAIN, ownership_weight=weight, score_weight=weight)
+    net = dataclasses.replace(NET, ownership_head=aux, score_head=aux)
+    learner = Learner(PolicyValueNet(net), train, "cpu")
+    seen: list[np.ndarray] = []
+    step = learner.train_step
+
+    def spy(planes: Any, policy: Any, value: Any, *rest: Any) -> Any:
+        seen.append(np.asarray(value).copy())
+        if aux:  # the anchor rows carry no auxiliary targets: masked, not zero
+            assert np.isnan(rest[1][value == -0.75]).all()
+            assert not np.isnan(rest[1][value != -0.75]).any()
+        return step(planes, policy, value, *rest)
+
+    learner.train_step = spy  # type: ignore[method-assign]
+    replay = FakeSelfPlay()(b"", {}, SELFPLAY, 20, 0).examples
+    if aux:
+        replay = dataclasses.replace(
+            replay,
+            ownership=np.zeros((len(replay), SIZE, SIZE), np.int8),
+            score=np.zeros(len(replay), np.float32),
+        )
+    rng = np.random.default_rng(3)
+    for fraction, anchored in ((0.25, 4), (0.01, 1), (0.99, 15)):
+        config = dataclasses.replace(CONFIG, epochs=1, anchor_fraction=fraction)
+        rl_module.train_round(learner, replay, rng, config, anchor_examples(7))
+        assert len(seen[-1]) == 16
+        assert int((seen[-1] == -0.75).sum()) == anchored
+    rl_module.train_round(learner, replay, rng, CONFIG, None)
+    assert not (seen[-1] == -0.75).any()
+
+
+def test_anchor_data_of_another_kind_or_size_stops_a_new_run_first(
+    tmp_path: Path,
+) -> None:
+    for examples, wanted in (
+        (anchor_examples(4, kind="alphago49"), "alphago49 planes"),
+        (anchor_examples(4, size=7), "7x7"),
+    ):
+        examples.save(tmp_path / "anchor.npz")
+        config = dataclasses.replace(
+            CONFIG, anchor_data=(str(tmp_path / "anchor.npz"),)
+        )
+        with pytest.raises(ValueError, match=wanted):
+            train_rl(tmp_path / "run", config, NET, TRAIN, progress=False)
+        assert not (tmp_path / "run").exists()  # nothing was made
+    config = dataclasses.replace(CONFIG, anchor_data=(str(tmp_path / "none.npz"),))
+    with pytest.raises(ValueError, match="none.npz"):
+        train_rl(tmp_path / "run", config, NET, TRAIN, progress=False)
+
+
+def test_an_anchored_run_trains_on_its_shards_and_resumes_with_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rl_module, "run_selfplay", FakeSelfPlay())
+    (tmp_path / "shards").mkdir()
+    anchor_examples(9).save(tmp_path / "shards" / "a.npz")
+    config = fake_config(
+        iterations=2,
+        updates_per_iteration=2,
+        epochs=1,
+        anchor_data=(str(tmp_path / "shards"),),
+        anchor_fraction=0.5,
+    )
+    run = tmp_path / "run"
+    train_rl(run, config, NET, TRAIN, progress=False, stop_after=(1, "selfplay"))
+    stored = load_checkpoint(run / "checkpoint.pt")["rl_config"]
+    assert tuple(stored["anchor_data"]) == (str(tmp_path / "shards"),)
+    resumed = train_rl(run, progress=False)  # trains iteration 1 on the stored shards
+    monkeypatch.setattr(rl_module, "run_selfplay", FakeSelfPlay())
+    whole = train_rl(tmp_path / "whole", config, NET, TRAIN, progress=False)
+    assert_same_learner(resumed, whole)
+    unanchored = dataclasses.replace(config, anchor_data=())
+    monkeypatch.setattr(rl_module, "run_selfplay", FakeSelfPlay())
+    plain = train_rl(tmp_path / "plain", unanchored, NET, TRAIN, progress=False)
+    assert not weights_equal(plain.model, whole.model)  # the shards were trained on

@@ -341,6 +341,20 @@ def add_training_commands(sub: Any) -> None:
         "--window", type=int, default=100_000, help="replay window (examples)"
     )
     rl.add_argument(
+        "--anchor-data",
+        nargs="+",
+        default=[],
+        metavar="SHARDS",
+        help="shard files or directories mixed into every training batch (e.g. the "
+        "supervised games the run starts from), so the value head keeps their results",
+    )
+    rl.add_argument(
+        "--anchor-fraction",
+        type=float,
+        default=0.25,
+        help="share of each batch drawn from --anchor-data (default 0.25)",
+    )
+    rl.add_argument(
         "--updates",
         type=int,
         default=100,
@@ -735,6 +749,8 @@ def _train_rl(args: argparse.Namespace, device: str, precision: str | None) -> i
         ray_address=args.ray,
         seed=args.seed,
         selfplay=selfplay,
+        anchor_data=tuple(args.anchor_data),
+        anchor_fraction=args.anchor_fraction,
     )
     net, train = _net_and_optimizer(args)
     learner = train_rl(

@@ -10,8 +10,10 @@ at the phase it was in:
    and become examples; :mod:`alphago.train.selfplay`). Their examples join the
    replay window, which keeps the ``replay_window`` most recent.
 2. **training**: ``updates_per_iteration`` rounds. A round samples a batch from the
-   window (random symmetries) and takes up to ``epochs`` optimiser steps on it,
-   measuring after each step the KL divergence of the new policy from the policy
+   window (random symmetries; with ``anchor_data``, ``anchor_fraction`` of it from
+   those fixed shards instead, e.g. the supervised games the run started from, which
+   hold the value head to real results) and takes up to ``epochs`` optimiser steps on
+   it, measuring after each step the KL divergence of the new policy from the policy
    before the round (on the batch, eval mode); it stops early once the KL exceeds
    ``4 * kl_target``. Then the learning-rate multiplier adapts: divided by 1.5 when the
    KL was above ``2 * kl_target``, multiplied by 1.5 below ``kl_target / 2``, kept in
@@ -62,7 +64,7 @@ from numpy.typing import NDArray
 from tqdm import tqdm
 
 from ..atomic import remove_stale_temporaries
-from ..data.examples import Examples, sample_aux_batch, sample_batch
+from ..data.examples import Examples, load_shards, sample_aux_batch, sample_batch
 from ..nets.model import NetConfig, PolicyValueNet
 from ..nets.weights import load_weights, save_weights, weights_bytes
 from .arena import Contestant, play_arena
@@ -118,6 +120,11 @@ class RLConfig:
     ray_address: str | None = None
     seed: int = 0
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    #: Shards (files or directories) whose examples make up ``anchor_fraction`` of
+    #: every training batch, e.g. the supervised games the run started from: they
+    #: keep the value head tied to results self-play alone drifts from.
+    anchor_data: tuple[str, ...] = ()
+    anchor_fraction: float = 0.25
 
     def __post_init__(self) -> None:
         for name in (
@@ -149,6 +156,10 @@ class RLConfig:
             )
         if not 0 <= self.gnugo_level <= 10:
             raise ValueError(f"gnugo_level must be in 0..10, not {self.gnugo_level}")
+        if not 0.0 < self.anchor_fraction < 1.0:
+            raise ValueError(
+                f"anchor_fraction must be in (0, 1), not {self.anchor_fraction}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -162,7 +173,27 @@ class RLConfig:
     def from_dict(cls, data: dict[str, Any]) -> RLConfig:
         data = dict(data)
         data["selfplay"] = SelfPlayConfig(**data["selfplay"])
+        data["anchor_data"] = tuple(data.get("anchor_data", ()))
         return cls(**data)
+
+
+def load_anchor(config: RLConfig, net_config: NetConfig) -> Examples | None:
+    """The examples of ``config.anchor_data`` (None without any), checked against
+    the network's planes and board size.
+
+    Raises:
+        ValueError: unreadable shards, or shards of other planes or another size.
+    """
+    if not config.anchor_data:
+        return None
+    anchor = load_shards(config.anchor_data)
+    want = (net_config.input_planes, net_config.board_size)
+    if (anchor.kind, anchor.size) != want:
+        raise ValueError(
+            f"anchor data: {anchor.kind} planes of {anchor.size}x{anchor.size} "
+            f"boards; the network takes {want[0]} planes of {want[1]}x{want[1]}"
+        )
+    return anchor
 
 
 def adapt_multiplier(multiplier: float, kl: float, target: float) -> float:
@@ -179,17 +210,37 @@ def _kl(old_logp: torch.Tensor, new_logp: torch.Tensor) -> float:
     return float((old_logp.exp() * (old_logp - new_logp)).sum(1).mean())
 
 
-def train_round(
-    learner: Learner, replay: Examples, rng: np.random.Generator, config: RLConfig
-) -> dict[str, float]:
-    """One KL-controlled round (module docstring); returns the metrics to log."""
-    batch = learner.config.batch_size
-    owner: NDArray[np.float32] | None = None
-    score: NDArray[np.float32] | None = None
+def _sample(
+    learner: Learner, examples: Examples, rng: np.random.Generator, count: int
+) -> tuple[NDArray[np.float32], ...]:
     if learner.aux:
-        planes, policy, value, owner, score = sample_aux_batch(replay, rng, batch)
-    else:
-        planes, policy, value = sample_batch(replay, rng, batch)
+        return sample_aux_batch(examples, rng, count)
+    return sample_batch(examples, rng, count)
+
+
+def train_round(
+    learner: Learner,
+    replay: Examples,
+    rng: np.random.Generator,
+    config: RLConfig,
+    anchor: Examples | None = None,
+) -> dict[str, float]:
+    """One KL-controlled round (module docstring); returns the metrics to log.
+    With ``anchor``, ``config.anchor_fraction`` of the batch (at least one example,
+    and one fewer than the batch at most) comes from it, the rest from ``replay``."""
+    batch = learner.config.batch_size
+    parts = _sample(learner, replay, rng, batch)
+    if anchor is not None:
+        fixed = min(batch - 1, max(1, round(config.anchor_fraction * batch)))
+        parts = tuple(
+            np.concatenate([own[: batch - fixed], other])
+            for own, other in zip(
+                parts, _sample(learner, anchor, rng, fixed), strict=True
+            )
+        )
+    planes, policy, value = parts[:3]
+    owner = parts[3] if learner.aux else None
+    score = parts[4] if learner.aux else None
     old = learner.policy_logp(planes)
     first: dict[str, float] | None = None
     kl = 0.0
@@ -373,10 +424,10 @@ def train_rl(
         raise ValueError(f"cpu_hours must be > 0, not {cpu_hours}")
     budget = float("inf") if cpu_hours is None else 3600.0 * cpu_hours
     run = Path(run_dir)
-    run.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(run)  # left by a killed run
     if (run / "checkpoint.pt").exists():
+        remove_stale_temporaries(run)  # left by a killed run
         state = _Run.load(run, device, precision, selfplay_device)
+        anchor = load_anchor(state.config, state.net_config)
         truncate_metrics(run / "metrics.jsonl", state.metrics_lines)
     else:
         config = config or RLConfig()
@@ -386,6 +437,9 @@ def train_rl(
         net_config = net_config or NetConfig(board_size=config.selfplay.size)
         if net_config.board_size != config.selfplay.size:
             raise ValueError("the network's board size differs from self-play's")
+        anchor = load_anchor(config, net_config)  # before the run directory is made
+        run.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(run)
         state = _Run(
             run, config, net_config, train_config, device, precision, selfplay_device
         )
@@ -402,7 +456,7 @@ def train_rl(
             if phase == "selfplay":
                 _selfplay(state, log, progress)
             elif phase == "train":
-                _train(state, log, progress)
+                _train(state, log, progress, anchor)
             else:
                 _evaluate(state, log)
             state.phase = PHASES[(PHASES.index(phase) + 1) % len(PHASES)]
@@ -458,7 +512,9 @@ def _selfplay(state: _Run, log: MetricsLog, progress: bool) -> None:
     )
 
 
-def _train(state: _Run, log: MetricsLog, progress: bool) -> None:
+def _train(
+    state: _Run, log: MetricsLog, progress: bool, anchor: Examples | None
+) -> None:
     cfg = state.config
     for _ in tqdm(
         range(cfg.updates_per_iteration),
@@ -466,7 +522,7 @@ def _train(state: _Run, log: MetricsLog, progress: bool) -> None:
         disable=not progress,
         unit="round",
     ):
-        metrics = train_round(state.learner, state.replay, state.rng, cfg)
+        metrics = train_round(state.learner, state.replay, state.rng, cfg, anchor)
         log.log("train", state.learner.step, **metrics)
     save_weights(state.learner.model, state.dir / "candidate.pt")
 
