@@ -635,6 +635,11 @@ def test_anchor_data_of_another_kind_or_size_stops_a_new_run_first(
     config = dataclasses.replace(CONFIG, anchor_data=(str(tmp_path / "none.npz"),))
     with pytest.raises(ValueError, match="none.npz"):
         train_rl(tmp_path / "run", config, NET, TRAIN, progress=False)
+    config = dataclasses.replace(CONFIG, anchor_data=(str(tmp_path / "anchor.npz"),))
+    one = dataclasses.replace(TRAIN, batch_size=1)  # no room for both kinds of rows
+    with pytest.raises(ValueError, match="a batch of at least 2"):
+        train_rl(tmp_path / "run", config, NET, one, progress=False)
+    assert not (tmp_path / "run").exists()
 
 
 def test_an_anchored_run_trains_on_its_shards_and_resumes_with_them(
@@ -651,9 +656,12 @@ def test_an_anchored_run_trains_on_its_shards_and_resumes_with_them(
         anchor_fraction=0.5,
     )
     run = tmp_path / "run"
-    train_rl(run, config, NET, TRAIN, progress=False, stop_after=(1, "selfplay"))
+    monkeypatch.chdir(tmp_path)
+    relative = dataclasses.replace(config, anchor_data=("shards",))
+    train_rl(run, relative, NET, TRAIN, progress=False, stop_after=(1, "selfplay"))
     stored = load_checkpoint(run / "checkpoint.pt")["rl_config"]
-    assert tuple(stored["anchor_data"]) == (str(tmp_path / "shards"),)
+    assert tuple(stored["anchor_data"]) == (str(tmp_path / "shards"),)  # absolute
+    monkeypatch.chdir(run)  # a resume from elsewhere finds them
     resumed = train_rl(run, progress=False)  # trains iteration 1 on the stored shards
     monkeypatch.setattr(rl_module, "run_selfplay", FakeSelfPlay())
     whole = train_rl(tmp_path / "whole", config, NET, TRAIN, progress=False)

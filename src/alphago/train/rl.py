@@ -53,6 +53,7 @@ so that runs differing in one switch can be compared at equal cost.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -122,7 +123,9 @@ class RLConfig:
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     #: Shards (files or directories) whose examples make up ``anchor_fraction`` of
     #: every training batch, e.g. the supervised games the run started from: they
-    #: keep the value head tied to results self-play alone drifts from.
+    #: keep the value head tied to results self-play alone drifts from. A run stores
+    #: them as absolute paths and reads them again when it resumes: keep them as
+    #: they were, or the resumed run trains on other data.
     anchor_data: tuple[str, ...] = ()
     anchor_fraction: float = 0.25
 
@@ -437,6 +440,11 @@ def train_rl(
         net_config = net_config or NetConfig(board_size=config.selfplay.size)
         if net_config.board_size != config.selfplay.size:
             raise ValueError("the network's board size differs from self-play's")
+        if config.anchor_data and train_config.batch_size < 2:
+            raise ValueError("anchor data needs a batch of at least 2 examples")
+        # Stored absolute, so that a resume from another directory finds them.
+        paths = tuple(str(Path(p).resolve()) for p in config.anchor_data)
+        config = dataclasses.replace(config, anchor_data=paths)
         anchor = load_anchor(config, net_config)  # before the run directory is made
         run.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(run)
