@@ -202,6 +202,9 @@ enum {
     P_CAPTURE = 20, P_SELF_ATARI = 28, P_LIBS_AFTER = 36, P_LADDER_CAPTURE = 44,
     P_LADDER_ESCAPE = 45, P_SENSIBLE = 46, P_ZEROS = 47, P_BLACK = 48
 };
+/* The writer tells stones from empty points and walls by the low bit of the colour. */
+_Static_assert((GB_BLACK & 1) && (GB_WHITE & 1) && !(GB_EMPTY & 1) && !(GB_WALL & 1),
+               "stones must be the odd colours");
 #define LIST_LIBS 8 /* liberties listed per string: all of them for strings with <= 8 */
 
 /* What the analysis of one position keeps: a mark array, and the liberty lists of the
@@ -292,7 +295,7 @@ move_outcome(analysis *a, gb_loc v, gb_loc heads[4])
             continue;
         heads[d] = h;
         /* Only a string on 2 (opponent) or 1 (own) liberties can start a ladder read. */
-        o.ladder |= libs == (ce == c ? 1 : 2);
+        o.ladder |= libs == 2 - (ce == c);
         if (ce == c) {
             friends[nfriends++] = h;
             o.stones += b->stones[h];
@@ -456,9 +459,10 @@ alphago_planes(analysis *a, const gb_stone_history *h, const legality *legal,
     uint8_t ages[GB_ARR_SIZE];
     stone_ages(b, h, ages);
     bool loaded = false; /* scratch holds b for ladder reads */
+    const int stride = b->stride;
     for (int p = 0, row = 0; row < n; row++) {
-        for (int col = 0; col < n; col++, p++) {
-            gb_loc v = (gb_loc)((row + 1) * b->stride + col + 1);
+        gb_loc v = (gb_loc)((row + 1) * stride + 1);
+        for (int col = 0; col < n; col++, p++, v++) {
             gb_color c = b->color[v];
             if (c != GB_EMPTY) {
                 put(out, c == own ? P_OWN : P_OPP, p);
@@ -469,9 +473,10 @@ alphago_planes(analysis *a, const gb_stone_history *h, const legality *legal,
             put(out, P_EMPTY, p);
             /* No stone next to v (half the empty points of a middle game): the move
              * captures nothing, keeps every neighbour as a liberty, fills no eye and
-             * starts no ladder. */
-            int edges = (row == 0) + (row == n - 1) + (col == 0) + (col == n - 1);
-            if (b->nempty[v] + edges == 4) {
+             * starts no ladder. Stones are the odd colours (+-1; empty 0, wall 2). */
+            int around = b->color[v - stride] | b->color[v - 1] | b->color[v + 1] |
+                         b->color[v + stride];
+            if ((around & 1) == 0) {
                 if (!is_legal(legal, b, v, p, 0, b->nempty[v]))
                     continue;
                 put(out, P_CAPTURE, p);
