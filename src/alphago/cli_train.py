@@ -69,13 +69,13 @@ def _pooling_blocks(text: str | None, blocks: int) -> tuple[int, ...]:
         ) from None
 
 
-def _add_aux_options(p: argparse.ArgumentParser) -> None:
+def _add_aux_options(p: argparse.ArgumentParser, ownership: float = 0.0) -> None:
     p.add_argument(
         "--ownership-weight",
         type=finite,
-        default=0.0,
+        default=ownership,
         help="weight of the final-ownership loss (KataGo's auxiliary target; adds an "
-        "ownership head; KataGo used 1.5; default 0: off)",
+        "ownership head; KataGo used 1.5; 0: off; default %(default)s)",
     )
     p.add_argument(
         "--score-weight",
@@ -268,7 +268,9 @@ def add_training_commands(sub: Any) -> None:
     )
     _add_net_options(rl)
     _add_optimizer_options(rl, 1e-3)
-    _add_aux_options(rl)
+    # Self-play learns the ownership target by default: at equal CPU time it beat the
+    # same runs without it on two seeds (README, "KataGo's training switches").
+    _add_aux_options(rl, ownership=1.5)
     rl.add_argument(
         "--iterations", type=int, default=100, help="iterations (default 100)"
     )
