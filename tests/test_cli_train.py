@@ -164,9 +164,12 @@ def test_train_rl_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     # Half the moves, drawn by the seed, became examples.
     assert 0 < state["examples"] < state["moves"]
     assert state["rl_config"]["seed"] == 4
-    assert load_weights(run / "best.pt").config.board_size == SIZE
+    config = load_weights(run / "best.pt").config
+    assert config.board_size == SIZE
+    assert config.ownership_head  # the ownership target is on by default in rl
     lines = read_metrics(run / "metrics.jsonl")
     assert [r["kind"] for r in lines] == ["selfplay", "train", "train", "gate"]
+    assert all("ownership_loss" in r for r in lines if r["kind"] == "train")
     assert (lines[0]["moves"], lines[0]["examples"]) == (
         state["moves"],
         state["examples"],
@@ -175,6 +178,17 @@ def test_train_rl_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert main(args) == 0
     assert "best network" in capsys.readouterr().out
     assert len(read_metrics(run / "metrics.jsonl")) == 4
+
+
+def test_ownership_target_defaults() -> None:
+    """On in self-play (it won at equal CPU time, README), off in supervised runs."""
+    from alphago.cli import build_parser
+
+    parse = build_parser().parse_args
+    assert parse(["train", "rl", "run"]).ownership_weight == 1.5
+    off = parse(["train", "rl", "run", "--ownership-weight", "0"])
+    assert off.ownership_weight == 0
+    assert parse(["train", "sl", "run", "--data", "shards"]).ownership_weight == 0
 
 
 def test_train_rl_on_alphago49_planes(tmp_path: Path) -> None:
