@@ -108,6 +108,25 @@ def test_turn_planes_follow_the_mover(boards) -> None:
         assert (f[17] == (board.to_play == WHITE)).all()
 
 
+def test_streamed_float_batch_equals_the_bytes() -> None:
+    """A float batch of more than 4 MB (planes.c's STREAM_BYTES) is written with
+    streaming stores; they equal the uint8 planes, in an output array that starts on a
+    64-byte boundary and in one that starts a float past it (each board's stores then
+    begin after a scalar prefix and end with a scalar tail)."""
+    rng = np.random.default_rng(11)
+    boards = [random_game(19, n, rng)[0] for n in range(0, 320, 5)]
+    expected = features_batch(boards, "alphago48", dtype=np.uint8).astype(np.float32)
+    assert expected.nbytes > 4 << 20
+    raw = np.full(expected.size + 32, 7, dtype=np.float32)
+    aligned = (-raw.ctypes.data % 64) // 4
+    for start in (aligned, aligned + 1):
+        raw[...] = 7
+        out = raw[start : start + expected.size].reshape(expected.shape)
+        assert features_batch(boards, "alphago48", out=out) is out
+        np.testing.assert_array_equal(out, expected)
+        assert (raw[:start] == 7).all() and (raw[start + expected.size :] == 7).all()
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.uint8])
 @pytest.mark.parametrize("kind", KINDS)
 def test_out_is_filled_in_place_and_returned(kind: str, dtype, boards) -> None:
