@@ -22,6 +22,12 @@ loses at most the running iteration or match.
 
     .venv/bin/python scripts/ablation.py --out /work/runs/ablation-9x9 --cpu-hours 0.5
 
+``--jobs N`` trains N variants at once (one core each: every run has one worker and
+one torch thread, and its budget counts its own CPU time, so running beside another
+changes its games little); each run's output then goes to ``OUT/<variant>.log``
+instead of the terminal. A training that fails is named with its log, the others
+finish, and the script stops before the matches (exit 1).
+
 Variants are ``NAME=FLAGS`` (``--variant gumbel16="--search gumbel
 --simulations 16"``); the default set is :data:`VARIANTS`. Settings stored in a run's
 checkpoint win on resume, as for ``train rl`` itself: a changed variant needs a new
@@ -35,6 +41,7 @@ import json
 import shlex
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -108,6 +115,30 @@ def train_command(args: argparse.Namespace, run: Path, flags: list[str]) -> list
         "--no-progress",
     ]  # fmt: skip
     return argv + flags
+
+
+def train_all(
+    args: argparse.Namespace, variants: dict[str, list[str]], jobs: int
+) -> list[str]:
+    """Trains every variant to the budget, ``jobs`` at a time; returns the names of
+    those whose training failed (their output is in ``OUT/<name>.log`` when
+    ``jobs`` > 1, on the terminal otherwise)."""
+
+    def train(name: str) -> bool:
+        command = train_command(args, args.out / name, variants[name])
+        if jobs == 1:
+            print(f"== {name}: training to {args.cpu_hours:g} CPU hours", flush=True)
+            return subprocess.run(command).returncode == 0
+        log = args.out / f"{name}.log"
+        print(f"== {name}: training to {args.cpu_hours:g} CPU hours ({log})", flush=True)
+        with log.open("ab") as sink:
+            done = subprocess.run(command, stdout=sink, stderr=subprocess.STDOUT)
+        print(f"== {name}: training ended (exit {done.returncode})", flush=True)
+        return done.returncode == 0
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        ok = dict(zip(variants, pool.map(train, variants), strict=True))
+    return [name for name, good in ok.items() if not good]
 
 
 def engine(args: argparse.Namespace, weights: Path) -> str:
@@ -206,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-games", type=int, default=100)
     parser.add_argument("--eval-simulations", type=int, default=64)
     parser.add_argument("--parallel", type=int, default=2, help="games at once")
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="variants trained at once (default 1)"
+    )
     parser.add_argument("--anchor", help="GTP command line every variant also plays")
     parser.add_argument(
         "--scoring", default="auto", choices=("auto", "arbiter", "tromp-taylor")
@@ -219,10 +253,15 @@ def main(argv: list[str] | None = None) -> int:
     if not args.cpu_hours > 0:
         print("ablation: --cpu-hours must be > 0", file=sys.stderr)
         return 2
+    if args.jobs < 1:
+        print("ablation: --jobs must be >= 1", file=sys.stderr)
+        return 2
     args.out.mkdir(parents=True, exist_ok=True)
-    for name, flags in variants.items():
-        print(f"== {name}: training to {args.cpu_hours:g} CPU hours", flush=True)
-        subprocess.run(train_command(args, args.out / name, flags), check=True)
+    failed = train_all(args, variants, args.jobs)
+    if failed:
+        where = f" (see {args.out}/<variant>.log)" if args.jobs > 1 else ""
+        print(f"ablation: training failed for {', '.join(failed)}{where}", file=sys.stderr)
+        return 1
     names = list(variants)
     baseline = engine(args, args.out / names[0] / "best.pt")
     rows = []

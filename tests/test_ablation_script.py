@@ -80,6 +80,22 @@ def test_a_tiny_ablation_runs_and_a_rerun_replays_nothing(tmp_path: Path) -> Non
     assert again["base"]["iterations"] == rows["base"]["iterations"]
 
 
+def test_jobs_train_side_by_side_and_a_failed_training_stops_before_the_matches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "abl"
+    variants = ["--variant", "base=--search puct", "--variant", "bad=--no-such-flag"]
+    argv = ["--out", str(out), "--cpu-hours", "0.0002", "--jobs", "2", *TINY, *variants]
+    assert ablation.main(argv) == 1
+    err = capsys.readouterr().err
+    assert "training failed for bad" in err and "<variant>.log" in err
+    # The failure stopped neither the other training nor left a half report.
+    assert "--no-such-flag" in (out / "bad.log").read_text()
+    assert (out / "base" / "checkpoint.pt").exists() and (out / "base.log").exists()
+    assert not (out / "ablation.json").exists()
+    assert ablation.main(["--out", str(out), "--jobs", "0", *TINY]) == 2
+
+
 def test_match_engines_get_a_seed_per_game() -> None:
     ns = argparse.Namespace(size=5, eval_simulations=4)
     command = ablation.engine(ns, Path("/x/best.pt"))
