@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import json
 import math
+import queue
 import shlex
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -67,6 +69,20 @@ def _check_analysis(a: dict[str, Any], size: int) -> None:
     assert len(a["policy"]) == size * size + 1
 
 
+def _lines_of(stream: IO[str]) -> queue.Queue[str]:
+    """The stream's lines, read on a thread so that a wait can time out; "" marks
+    the end."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put("")
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lines
+
+
 def test_katrains_queries_and_terminate() -> None:
     with subprocess.Popen(
         COMMAND,
@@ -79,12 +95,20 @@ def test_katrains_queries_and_terminate() -> None:
         try:
             node = katrain_query("QUERY:1", [["B", "E5"], ["W", "C3"]], 60)
             ponder = katrain_query("QUERY:2", [["B", "E5"]], 10_000_000)
+            # KaTrain's maxTime is a setting (8 s by default). On a loaded machine 8 s
+            # of wall clock passed before the first report during the search, and the
+            # query ended on its own; with more time only the terminate ends it.
+            ponder["overrideSettings"]["maxTime"] = 600.0
             proc.stdin.write(json.dumps(node) + "\n" + json.dumps(ponder) + "\n")
             proc.stdin.flush()
+            lines = _lines_of(proc.stdout)
             replies: list[dict[str, Any]] = []
             deadline = time.monotonic() + 120
-            while time.monotonic() < deadline:
-                replies.append(json.loads(proc.stdout.readline()))
+            while True:
+                wait = deadline - time.monotonic()
+                line = lines.get(timeout=max(wait, 0.0))  # queue.Empty: no report
+                assert line, "the engine stopped before reporting during QUERY:2"
+                replies.append(json.loads(line))
                 r = replies[-1]
                 if r.get("id") == "QUERY:2" and r.get("isDuringSearch"):
                     break
@@ -95,7 +119,8 @@ def test_katrains_queries_and_terminate() -> None:
             }
             proc.stdin.write(json.dumps(terminate) + "\n")
             proc.stdin.close()
-            replies += [json.loads(line) for line in proc.stdout]
+            while line := lines.get(timeout=60):
+                replies.append(json.loads(line))
             assert proc.wait(timeout=60) == 0
         finally:
             if proc.poll() is None:
