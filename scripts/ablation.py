@@ -130,7 +130,9 @@ def train_all(
             print(f"== {name}: training to {args.cpu_hours:g} CPU hours", flush=True)
             return subprocess.run(command).returncode == 0
         log = args.out / f"{name}.log"
-        print(f"== {name}: training to {args.cpu_hours:g} CPU hours ({log})", flush=True)
+        print(
+            f"== {name}: training to {args.cpu_hours:g} CPU hours ({log})", flush=True
+        )
         with log.open("ab") as sink:
             done = subprocess.run(command, stdout=sink, stderr=subprocess.STDOUT)
         print(f"== {name}: training ended (exit {done.returncode})", flush=True)
@@ -260,7 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     failed = train_all(args, variants, args.jobs)
     if failed:
         where = f" (see {args.out}/<variant>.log)" if args.jobs > 1 else ""
-        print(f"ablation: training failed for {', '.join(failed)}{where}", file=sys.stderr)
+        print(
+            f"ablation: training failed for {', '.join(failed)}{where}", file=sys.stderr
+        )
         return 1
     names = list(variants)
     baseline = engine(args, args.out / names[0] / "best.pt")
