@@ -1,0 +1,10 @@
+#!/bin/bash
+# Pachi 5,000-simulation self-play games as teacher data (issue 15), ending by
+# resignation (below 5% by Pachi's search); resumable.
+P=/root/.cache/pachi-b69e353/pachi
+[ -x $P ] || P=$(bash /work/shared/pachi/build.sh)
+A="$P -r chinese -t =5000 -s 7{game} threads=1,pass_all_alive,resign_threshold=0.05"
+B="$P -r chinese -t =5000 -s 8{game} threads=1,pass_all_alive,resign_threshold=0.05"
+R=""; [ -f games5k/match.json ] && R="--resume"
+exec /work/main/.venv/bin/alphago eval "$A" "$B" --games 3000 --parallel ${PAR:-1} \
+    --sgf-dir games5k $R --no-progress
