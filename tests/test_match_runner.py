@@ -50,7 +50,8 @@ def test_colours_alternate_and_sgfs_are_written(tmp_path: Path) -> None:
     assert "A wins 0/4 (0/2 as black, 0/2 as white)" in report
     assert "B wins 4/4 (2/2 as black, 2/2 as white)" in report
     assert "by colour: black 2, white 2, ties 0" in report
-    assert "A - B: Elo -inf (95% CI -inf .. -inf)" in report
+    # A sweep: the exact binomial bound, (1 - 0.025 ** (1 / 4)) as a score.
+    assert "A - B: Elo -inf (95% CI -inf .. +72.1)" in report
     assert "time per move A:" in report
 
 

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from alphago.match import elo_difference, elo_estimate
+from alphago.match.stats import Z95
 
 
 def test_elo_difference_known_values() -> None:
@@ -44,12 +45,30 @@ def test_ties_count_half_and_shrink_the_variance() -> None:
     assert all_ties.stderr == 0.0 and all_ties.low == all_ties.high == 0.0
 
 
-def test_sweeps_are_unbounded() -> None:
-    e = elo_estimate(2, 0, 0)
-    assert e.elo == math.inf and e.high == math.inf and e.low == math.inf
-    assert "+inf" in e.describe()
+def test_sweeps_get_the_exact_binomial_bound() -> None:
+    # 100 wins in 100 games: a sweep is at least 2.5% likely down to p = 0.025 ** 0.01.
+    e = elo_estimate(100, 0, 0)
+    assert e.elo == math.inf and e.high == math.inf
+    assert e.low == pytest.approx(elo_difference(0.025**0.01))
+    assert e.low == pytest.approx(570.0, abs=0.1)
+    assert e.describe() == "Elo +inf (95% CI +570.0 .. +inf)"
+    # At that p a sweep has probability 2.5% exactly: the bound is where it should be.
+    p = 1.0 / (1.0 + 10.0 ** (-e.low / 400.0))
+    assert p**100 == pytest.approx(0.025)
+    # All lost: the mirror image. Fewer games bound less.
+    lost = elo_estimate(0, 0, 100)
+    assert lost.low == -math.inf and lost.high == pytest.approx(-e.low)
+    assert elo_estimate(2, 0, 0).low < elo_estimate(20, 0, 0).low < e.low
+    # Another confidence moves the bound the same way: p ** n = (1 - confidence) / 2.
+    wide = elo_estimate(10, 0, 0, z=2.5758293035489004)  # 99%
+    assert 1.0 / (1.0 + 10.0 ** (-wide.low / 400.0)) == pytest.approx(0.005**0.1)
+
+
+def test_near_sweeps_keep_the_normal_interval() -> None:
     e = elo_estimate(3, 0, 1)
     assert math.isfinite(e.elo) and e.high == math.inf and math.isfinite(e.low)
+    e = elo_estimate(99, 0, 1)
+    assert e.low == pytest.approx(elo_difference(0.99 - Z95 * math.sqrt(0.99 * 0.01 / 100)))
 
 
 def test_bad_counts() -> None:

@@ -17,7 +17,8 @@ estimate chess match runners such as cutechess-cli print):
   convention, not an exact interval.
 
 Example: 60 wins in 100 games, no ties: ``s = 0.6``, ``D = 70.4``, ``se = 0.049``,
-95% interval of ``s`` = [0.504, 0.696], of ``D`` = [+2.8, +143.9].
+95% interval of ``s`` = [0.504, 0.696], of ``D`` = [+2.8, +143.9]. A sweep of 100
+games: ``p = 0.025 ** 0.01 = 0.9638``, interval of ``D`` = [+570.0, +inf].
 """
 
 from __future__ import annotations
@@ -90,6 +91,10 @@ def elo_estimate(wins: int, ties: int, losses: int, z: float = Z95) -> EloEstima
     low_s = min(1.0, max(0.0, score - z * se))
     high_s = min(1.0, max(0.0, score + z * se))
     confidence = math.erf(z / math.sqrt(2.0))
+    if wins == n or losses == n:
+        # A sweep: the exact bound on the side the games can bound (module docstring).
+        edge = ((1.0 - confidence) / 2.0) ** (1.0 / n)
+        low_s, high_s = (edge, 1.0) if wins == n else (0.0, 1.0 - edge)
     return EloEstimate(
         games=n,
         wins=wins,
