@@ -68,7 +68,9 @@ def test_near_sweeps_keep_the_normal_interval() -> None:
     e = elo_estimate(3, 0, 1)
     assert math.isfinite(e.elo) and e.high == math.inf and math.isfinite(e.low)
     e = elo_estimate(99, 0, 1)
-    assert e.low == pytest.approx(elo_difference(0.99 - Z95 * math.sqrt(0.99 * 0.01 / 100)))
+    assert e.low == pytest.approx(
+        elo_difference(0.99 - Z95 * math.sqrt(0.99 * 0.01 / 100))
+    )
 
 
 def test_bad_counts() -> None:
