@@ -18,7 +18,7 @@ SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
 #: README describes (damaged, or swapped for another net) is refused, whatever checksum
 #: it carries inside.
 SHIPPED_SHA256 = {
-    9: "133da9f109fcb2f796308cbbc0976201fc00a9e5530d9ff19dafdea732d8a5a0",
+    9: "38daf0d725ab381a80e932969afd01390c496e4158e720616e17e36ab7d86fef",
     19: "19b7bc883cb82b5ce5bdd682883563e38daeb0735ae005884e9ef2985adab22e",
 }
 
