@@ -11,10 +11,17 @@ estimate chess match runners such as cutechess-cli print):
   ``var = mean(x_i ** 2) - s ** 2`` (without ties, ``s * (1 - s)``). By the normal
   approximation ``s`` lies in ``s +- z * se`` with ~95% probability (``z = 1.959964``).
 - ``D`` is increasing in ``s``, so the interval maps through it endpoint by endpoint:
-  ``[D(s - z se), D(s + z se)]``, clipped to [0, 1] first. A fraction of 0 or 1 (and
-  an endpoint at or beyond it) gives an infinite Elo difference: the games cannot bound
-  it. With a handful of games the approximation is rough; it is the usual reporting
+  ``[D(s - z se), D(s + z se)]``, clipped to [0, 1] first. An endpoint at or beyond
+  0 or 1 gives an infinite Elo difference: the games cannot bound it on that side.
+  With a handful of games the approximation is rough; it is the usual reporting
   convention, not an exact interval.
+- A sweep (every game won, or every game lost) leaves no variance, so the normal
+  approximation would shrink the interval to the infinite estimate itself. Its finite
+  end is then the exact binomial (Clopper-Pearson) bound: with ``n`` wins in ``n``
+  games, the smallest win probability ``p`` under which a sweep still has a chance of
+  at least ``alpha / 2`` (``alpha = 1 - confidence``): ``p ** n = alpha / 2``, so
+  ``p = (alpha / 2) ** (1 / n)``; the other end stays infinite. Games that are all
+  ties keep the degenerate interval [0, 0].
 
 Example: 60 wins in 100 games, no ties: ``s = 0.6``, ``D = 70.4``, ``se = 0.049``,
 95% interval of ``s`` = [0.504, 0.696], of ``D`` = [+2.8, +143.9]. A sweep of 100
