@@ -206,6 +206,9 @@ enum {
 _Static_assert((GB_BLACK & 1) && (GB_WHITE & 1) && !(GB_EMPTY & 1) && !(GB_WALL & 1),
                "stones must be the odd colours");
 #define LIST_LIBS 8 /* liberties listed per string: all of them for strings with <= 8 */
+#define LANES 8     /* locs quick_outcomes handles at once */
+/* Room around the lane arrays: the second ring of the last lanes (2 rows on) stays in. */
+#define PAD (2 * (GB_MAX_SIZE + 1) + 2 * LANES)
 
 /* What the analysis of one position keeps: a mark array, and the liberty lists of the
  * side to move's strings that a move joins to another (listed when first needed), so
@@ -216,6 +219,16 @@ typedef struct analysis {
     uint16_t mark[GB_ARR_SIZE];          /* == epoch: seen in the current count */
     uint8_t listed[GB_ARR_SIZE];         /* 1: libs[h] holds the string at h's list */
     gb_loc libs[GB_ARR_SIZE][LIST_LIBS]; /* heads of own strings with <= 8 liberties */
+    /* The board as 16-bit lanes for quick_outcomes, loc v at [PAD + v]: colour times
+     * the side to move (own 1, opponent -1, empty 0, wall +-2), head, and for stones
+     * the string's liberties and stones (0 elsewhere), empty neighbours. */
+    int16_t lane_color[PAD + GB_ARR_SIZE + PAD], lane_head[PAD + GB_ARR_SIZE + PAD];
+    int16_t lane_libs[PAD + GB_ARR_SIZE + PAD], lane_stones[PAD + GB_ARR_SIZE + PAD];
+    int16_t lane_nempty[PAD + GB_ARR_SIZE + PAD];
+    /* What quick_outcomes found for the empty loc v: the outcome's libs, or -1 where
+     * move_outcome must count; captured stones, stones, and the ladder flag (-1/0). */
+    int16_t q_libs[GB_ARR_SIZE + LANES], q_captured[GB_ARR_SIZE + LANES];
+    int16_t q_stones[GB_ARR_SIZE + LANES], q_ladder[GB_ARR_SIZE + LANES];
 } analysis;
 
 /* What a legal move at an empty point would do; libs capped as the planes need. */
@@ -365,6 +378,109 @@ move_outcome(analysis *a, gb_loc v, gb_loc heads[4])
     return o;
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+typedef int16_t lanes16 __attribute__((vector_size(2 * LANES)));
+
+static inline lanes16
+load_lanes(const int16_t *p)
+{
+    lanes16 x;
+    memcpy(&x, p, sizeof x);
+    return x;
+}
+
+/* The common outcomes of every empty point at once, LANES locs a step (plain SSE2 on
+ * x86-64): a move joining no string of the mover's (its empty neighbours and the
+ * captured stones next to it), joining one (that string's liberties but v, and each
+ * empty neighbour of v the string does not touch yet, found from the heads two steps
+ * away), or joining one with 8 or more liberties. The rest (two or more strings
+ * joined, or one joined while capturing) get -1 and are counted by move_outcome: a
+ * fifth of the moves. Same values as move_outcome, which the tests hold it to. */
+static void
+quick_outcomes(analysis *a)
+{
+    const gb_board *b = a->b;
+    const int n = b->size, s = b->stride;
+    const gb_color own = b->to_play;
+    const int end = (n + 2) * s + 1; /* the board's mailbox */
+    /* Separate loops, so that all but the last vectorise. Empty points and walls
+     * have head GB_NULL_LOC and get whatever its libs and stones hold: the lanes
+     * only read those of stones. */
+    memcpy(a->lane_head + PAD, b->head, (size_t)end * sizeof *b->head);
+    for (int v = 0; v < end; v++)
+        a->lane_color[PAD + v] = (int16_t)(b->color[v] * own);
+    for (int v = 0; v < end; v++)
+        a->lane_nempty[PAD + v] = b->nempty[v];
+    for (int v = 0; v < end; v++) {
+        gb_loc h = b->head[v];
+        a->lane_libs[PAD + v] = b->libs[h];
+        a->lane_stones[PAD + v] = b->stones[h];
+    }
+    const int16_t *C = a->lane_color + PAD, *H = a->lane_head + PAD;
+    const int16_t *L = a->lane_libs + PAD, *S = a->lane_stones + PAD;
+    const int16_t *E = a->lane_nempty + PAD;
+    const lanes16 zero = {0}, one = zero + 1, two = zero + 2, eight = zero + 8;
+    const int off[4] = {-s, -1, 1, s};
+    for (int v = s + 1; v <= n * s + n; v += LANES) {
+        lanes16 c[4], h[4], l[4], st[4], d[4];
+        for (int k = 0; k < 4; k++) {
+            c[k] = load_lanes(C + v + off[k]);
+            h[k] = load_lanes(H + v + off[k]);
+            l[k] = load_lanes(L + v + off[k]);
+            st[k] = load_lanes(S + v + off[k]);
+        }
+        /* d[k]: neighbour k is a stone of a string no earlier neighbour belongs to. */
+        for (int k = 0; k < 4; k++) {
+            d[k] = (c[k] == one) | (c[k] == -one);
+            for (int j = 0; j < k; j++)
+                d[k] &= h[k] != h[j];
+        }
+        lanes16 captured = zero, touching = zero, friends = zero, stones = one;
+        lanes16 ladder = zero, many = zero, hf = zero, lf = zero;
+        for (int k = 0; k < 4; k++) {
+            lanes16 mine = d[k] & (c[k] == one);
+            lanes16 atari = (c[k] == -one) & (l[k] == one);
+            captured += d[k] & atari & st[k];
+            touching -= atari;
+            friends -= mine;
+            stones += mine & st[k];
+            ladder |= (mine & (l[k] == one)) | (d[k] & (c[k] == -one) & (l[k] == two));
+            many |= mine & (l[k] > eight);
+            hf |= mine & h[k];
+            lf |= mine & l[k];
+        }
+        /* The one joined string's head hf against the heads around each neighbour. */
+        lanes16 r_nn = load_lanes(H + v - 2 * s) == hf, r_ss = load_lanes(H + v + 2 * s) == hf;
+        lanes16 r_nw = load_lanes(H + v - s - 1) == hf, r_ne = load_lanes(H + v - s + 1) == hf;
+        lanes16 r_sw = load_lanes(H + v + s - 1) == hf, r_se = load_lanes(H + v + s + 1) == hf;
+        lanes16 r_ww = load_lanes(H + v - 2) == hf, r_ee = load_lanes(H + v + 2) == hf;
+        lanes16 fresh = ((c[0] == zero) & ~(r_nn | r_nw | r_ne)) +
+                        ((c[1] == zero) & ~(r_nw | r_ww | r_sw)) +
+                        ((c[2] == zero) & ~(r_ne | r_ee | r_se)) +
+                        ((c[3] == zero) & ~(r_sw | r_se | r_ss));
+        lanes16 alone = friends == zero;
+        lanes16 libs = (alone & (load_lanes(E + v) + touching)) |
+                       (~alone & many & eight) | (~alone & ~many & (lf - one - fresh));
+        lanes16 over = libs > eight;
+        libs = (over & eight) | (~over & libs);
+        lanes16 slow = ~many & ((friends > one) | ((friends == one) & (captured > zero)));
+        libs = (slow & -one) | (~slow & libs);
+        memcpy(a->q_libs + v, &libs, sizeof libs);
+        memcpy(a->q_captured + v, &captured, sizeof captured);
+        memcpy(a->q_stones + v, &stones, sizeof stones);
+        memcpy(a->q_ladder + v, &ladder, sizeof ladder);
+    }
+}
+#else
+/* Without vector extensions every move is counted by move_outcome. */
+static void
+quick_outcomes(analysis *a)
+{
+    for (int v = 0; v < GB_ARR_SIZE; v++)
+        a->q_libs[v] = -1;
+}
+#endif
+
 /* Where one board's planes go: plane k at base + k * points, one byte a value. Every
  * plane starts zeroed; only ones are written. */
 typedef struct plane_out {
@@ -458,6 +574,7 @@ alphago_planes(analysis *a, const gb_stone_history *h, const legality *legal,
     memset(a->listed, 0, sizeof a->listed);
     uint8_t ages[GB_ARR_SIZE];
     stone_ages(b, h, ages);
+    quick_outcomes(a);
     bool loaded = false; /* scratch holds b for ladder reads */
     const int stride = b->stride;
     for (int p = 0, row = 0; row < n; row++) {
@@ -487,7 +604,17 @@ alphago_planes(analysis *a, const gb_stone_history *h, const legality *legal,
                 continue;
             }
             gb_loc heads[4];
-            outcome o = move_outcome(a, v, heads);
+            outcome o;
+            if (a->q_libs[v] < 0) {
+                o = move_outcome(a, v, heads);
+            } else {
+                o.libs = a->q_libs[v];
+                o.captured = a->q_captured[v];
+                o.stones = a->q_stones[v];
+                o.ladder = a->q_ladder[v] != 0;
+                if (o.ladder)
+                    gb_distinct_neighbour_heads(b, v, stride, heads);
+            }
             if (!is_legal(legal, b, v, p, o.captured, o.libs))
                 continue;
             put(out, P_CAPTURE + cap(o.captured, 7), p);
@@ -591,6 +718,12 @@ write_alphago(const gb_board *const *boards, const gb_stone_history *const *hist
     const bool widen = kern->elem == sizeof(float);
     const bool stream = widen && count * stride_b * (int64_t)sizeof(float) > STREAM_BYTES;
     analysis a;
+    /* The lanes past a board's mailbox are read but never used: zeroed once. */
+    memset(a.lane_color, 0, sizeof a.lane_color);
+    memset(a.lane_head, 0, sizeof a.lane_head);
+    memset(a.lane_libs, 0, sizeof a.lane_libs);
+    memset(a.lane_stones, 0, sizeof a.lane_stones);
+    memset(a.lane_nempty, 0, sizeof a.lane_nempty);
     /* Float planes are first written as bytes here, in the cache, then widened in one
      * sequential pass: zeroing a board's 69 KB of floats and scattering ones into them
      * cost more. Byte planes go straight into the caller's array. */
