@@ -210,6 +210,24 @@ _Static_assert((GB_BLACK & 1) && (GB_WHITE & 1) && !(GB_EMPTY & 1) && !(GB_WALL 
 /* Room around the lane arrays: the second ring of the last lanes (2 rows on) stays in. */
 #define PAD (2 * (GB_MAX_SIZE + 1) + 2 * LANES)
 
+/* Each plane of alphago48/49 is one code array compared with one value: the writer
+ * fills the codes (most of them eight points at a time), then writes every plane as
+ * code == value in one sequential pass. Scattering ones into zeroed planes, point by
+ * point, cost more. */
+enum {
+    C_KIND,      /* 1 own stone, 2 opponent stone, 3 empty point */
+    C_AGE,       /* stones: turns since played, 1..8; else 0 */
+    C_LIBS,      /* stones: liberties of the string, capped at 8; else 0 */
+    C_CAPTURE,   /* legal moves: 1 + stones captured, capped at 7; else 0 */
+    C_SELF_ATARI, /* legal moves leaving 1 liberty: stones of the string, capped at 8 */
+    C_LIBS_AFTER, /* legal moves: liberties after, capped at 8; else 0 */
+    C_LADDER_CAPTURE, /* 1 or 0, as the plane */
+    C_LADDER_ESCAPE,
+    C_SENSIBLE,
+    C_ONE, /* 1 everywhere: the constant planes */
+    CODES
+};
+
 /* What the analysis of one position keeps: a mark array, and the liberty lists of the
  * side to move's strings that a move joins to another (listed when first needed), so
  * a move's outcome is counted without playing it. */
@@ -229,6 +247,8 @@ typedef struct analysis {
      * move_outcome must count; captured stones, stones, and the ladder flag (-1/0). */
     int16_t q_libs[GB_ARR_SIZE + LANES], q_captured[GB_ARR_SIZE + LANES];
     int16_t q_stones[GB_ARR_SIZE + LANES], q_ladder[GB_ARR_SIZE + LANES];
+    uint8_t code[CODES][GB_MAX_POINTS]; /* the planes' codes by point (see C_KIND) */
+    uint8_t todo[GB_MAX_POINTS];        /* 1: point_codes finishes the point's codes */
 } analysis;
 
 /* What a legal move at an empty point would do; libs capped as the planes need. */
@@ -378,128 +398,6 @@ move_outcome(analysis *a, gb_loc v, gb_loc heads[4])
     return o;
 }
 
-#if defined(__GNUC__) || defined(__clang__)
-typedef int16_t lanes16 __attribute__((vector_size(2 * LANES)));
-
-static inline lanes16
-load_lanes(const int16_t *p)
-{
-    lanes16 x;
-    memcpy(&x, p, sizeof x);
-    return x;
-}
-
-/* The common outcomes of every empty point at once, LANES locs a step (plain SSE2 on
- * x86-64): a move joining no string of the mover's (its empty neighbours and the
- * captured stones next to it), joining one (that string's liberties but v, and each
- * empty neighbour of v the string does not touch yet, found from the heads two steps
- * away), or joining one with 8 or more liberties. The rest (two or more strings
- * joined, or one joined while capturing) get -1 and are counted by move_outcome: a
- * fifth of the moves. Same values as move_outcome, which the tests hold it to. */
-static void
-quick_outcomes(analysis *a)
-{
-    const gb_board *b = a->b;
-    const int n = b->size, s = b->stride;
-    const gb_color own = b->to_play;
-    const int end = (n + 2) * s + 1; /* the board's mailbox */
-    /* Separate loops, so that all but the last vectorise. Empty points and walls
-     * have head GB_NULL_LOC and get whatever its libs and stones hold: the lanes
-     * only read those of stones. */
-    memcpy(a->lane_head + PAD, b->head, (size_t)end * sizeof *b->head);
-    for (int v = 0; v < end; v++)
-        a->lane_color[PAD + v] = (int16_t)(b->color[v] * own);
-    for (int v = 0; v < end; v++)
-        a->lane_nempty[PAD + v] = b->nempty[v];
-    for (int v = 0; v < end; v++) {
-        gb_loc h = b->head[v];
-        a->lane_libs[PAD + v] = b->libs[h];
-        a->lane_stones[PAD + v] = b->stones[h];
-    }
-    const int16_t *C = a->lane_color + PAD, *H = a->lane_head + PAD;
-    const int16_t *L = a->lane_libs + PAD, *S = a->lane_stones + PAD;
-    const int16_t *E = a->lane_nempty + PAD;
-    const lanes16 zero = {0}, one = zero + 1, two = zero + 2, eight = zero + 8;
-    const int off[4] = {-s, -1, 1, s};
-    for (int v = s + 1; v <= n * s + n; v += LANES) {
-        lanes16 c[4], h[4], l[4], st[4], d[4];
-        for (int k = 0; k < 4; k++) {
-            c[k] = load_lanes(C + v + off[k]);
-            h[k] = load_lanes(H + v + off[k]);
-            l[k] = load_lanes(L + v + off[k]);
-            st[k] = load_lanes(S + v + off[k]);
-        }
-        /* d[k]: neighbour k is a stone of a string no earlier neighbour belongs to. */
-        for (int k = 0; k < 4; k++) {
-            d[k] = (c[k] == one) | (c[k] == -one);
-            for (int j = 0; j < k; j++)
-                d[k] &= h[k] != h[j];
-        }
-        lanes16 captured = zero, touching = zero, friends = zero, stones = one;
-        lanes16 ladder = zero, many = zero, hf = zero, lf = zero;
-        for (int k = 0; k < 4; k++) {
-            lanes16 mine = d[k] & (c[k] == one);
-            lanes16 atari = (c[k] == -one) & (l[k] == one);
-            captured += d[k] & atari & st[k];
-            touching -= atari;
-            friends -= mine;
-            stones += mine & st[k];
-            ladder |= (mine & (l[k] == one)) | (d[k] & (c[k] == -one) & (l[k] == two));
-            many |= mine & (l[k] > eight);
-            hf |= mine & h[k];
-            lf |= mine & l[k];
-        }
-        /* The one joined string's head hf against the heads around each neighbour. */
-        lanes16 r_nn = load_lanes(H + v - 2 * s) == hf, r_ss = load_lanes(H + v + 2 * s) == hf;
-        lanes16 r_nw = load_lanes(H + v - s - 1) == hf, r_ne = load_lanes(H + v - s + 1) == hf;
-        lanes16 r_sw = load_lanes(H + v + s - 1) == hf, r_se = load_lanes(H + v + s + 1) == hf;
-        lanes16 r_ww = load_lanes(H + v - 2) == hf, r_ee = load_lanes(H + v + 2) == hf;
-        lanes16 fresh = ((c[0] == zero) & ~(r_nn | r_nw | r_ne)) +
-                        ((c[1] == zero) & ~(r_nw | r_ww | r_sw)) +
-                        ((c[2] == zero) & ~(r_ne | r_ee | r_se)) +
-                        ((c[3] == zero) & ~(r_sw | r_se | r_ss));
-        lanes16 alone = friends == zero;
-        lanes16 libs = (alone & (load_lanes(E + v) + touching)) |
-                       (~alone & many & eight) | (~alone & ~many & (lf - one - fresh));
-        lanes16 over = libs > eight;
-        libs = (over & eight) | (~over & libs);
-        lanes16 slow = ~many & ((friends > one) | ((friends == one) & (captured > zero)));
-        libs = (slow & -one) | (~slow & libs);
-        memcpy(a->q_libs + v, &libs, sizeof libs);
-        memcpy(a->q_captured + v, &captured, sizeof captured);
-        memcpy(a->q_stones + v, &stones, sizeof stones);
-        memcpy(a->q_ladder + v, &ladder, sizeof ladder);
-    }
-}
-#else
-/* Without vector extensions every move is counted by move_outcome. */
-static void
-quick_outcomes(analysis *a)
-{
-    for (int v = 0; v < GB_ARR_SIZE; v++)
-        a->q_libs[v] = -1;
-}
-#endif
-
-/* Where one board's planes go: plane k at base + k * points, one byte a value. Every
- * plane starts zeroed; only ones are written. */
-typedef struct plane_out {
-    uint8_t *base;
-    int points;
-} plane_out;
-
-static inline void
-put(const plane_out *o, int plane, int p)
-{
-    o->base[(int64_t)plane * o->points + p] = 1;
-}
-
-static inline int
-cap(int value, int most)
-{
-    return value < most ? value : most;
-}
-
 /* ages[loc] = the first k in 1..7 such that position t-k (held in the record) did not
  * have b's colour at loc, else 8; for every loc of the board's rows, stones or not.
  * Taking k from the oldest down, each test a plain select, lets the loops vectorise. */
@@ -542,6 +440,34 @@ legality_of(const gb_legal_source *src, int64_t i, const gb_board *b)
     return l;
 }
 
+/* ---- Codes: the planes of a board as a few small numbers a point ---------------------- */
+
+/* Plane k of alphago49 is code[plane_code[k].code] == plane_code[k].value; value 0 never
+ * matches C_ONE (the zeros plane), and the black_to_move plane's value is set per board. */
+static const struct {
+    uint8_t code, value;
+} plane_code[49] = {
+    {C_KIND, 1}, {C_KIND, 2}, {C_KIND, 3}, {C_ONE, 1},
+    {C_AGE, 1}, {C_AGE, 2}, {C_AGE, 3}, {C_AGE, 4},
+    {C_AGE, 5}, {C_AGE, 6}, {C_AGE, 7}, {C_AGE, 8},
+    {C_LIBS, 1}, {C_LIBS, 2}, {C_LIBS, 3}, {C_LIBS, 4},
+    {C_LIBS, 5}, {C_LIBS, 6}, {C_LIBS, 7}, {C_LIBS, 8},
+    {C_CAPTURE, 1}, {C_CAPTURE, 2}, {C_CAPTURE, 3}, {C_CAPTURE, 4},
+    {C_CAPTURE, 5}, {C_CAPTURE, 6}, {C_CAPTURE, 7}, {C_CAPTURE, 8},
+    {C_SELF_ATARI, 1}, {C_SELF_ATARI, 2}, {C_SELF_ATARI, 3}, {C_SELF_ATARI, 4},
+    {C_SELF_ATARI, 5}, {C_SELF_ATARI, 6}, {C_SELF_ATARI, 7}, {C_SELF_ATARI, 8},
+    {C_LIBS_AFTER, 1}, {C_LIBS_AFTER, 2}, {C_LIBS_AFTER, 3}, {C_LIBS_AFTER, 4},
+    {C_LIBS_AFTER, 5}, {C_LIBS_AFTER, 6}, {C_LIBS_AFTER, 7}, {C_LIBS_AFTER, 8},
+    {C_LADDER_CAPTURE, 1}, {C_LADDER_ESCAPE, 1}, {C_SENSIBLE, 1}, {C_ONE, 0},
+    {C_ONE, 1}, /* black_to_move: 0 instead when white is to move */
+};
+
+static inline int
+cap(int value, int most)
+{
+    return value < most ? value : most;
+}
+
 /* Whether the side to move may play the empty point v (point p), after which it has a
  * string of `libs` liberties and has captured `captured` stones (move_outcome). Without a
  * mask, the common case needs no lookup: a move that is not the ko point, leaves its
@@ -561,97 +487,307 @@ is_legal(const legality *l, const gb_board *b, gb_loc v, int p, int captured, in
     return gb_board_legality(b, v, l->rules, l->keys) == GB_OK;
 }
 
-/* The ones of one board's planes (the caller zeroes and fills the constant planes). */
-static inline void
-alphago_planes(analysis *a, const gb_stone_history *h, const legality *legal,
-               gb_board *scratch, const plane_out *out)
+/* The move codes of the empty point v (point p) that the lanes left to count: legality
+ * looked up, an outcome move_outcome counts, an eye test or ladder reads. */
+static void
+point_codes(analysis *a, const legality *legal, gb_board *scratch, bool *loaded, gb_loc v,
+            int p)
+{
+    const gb_board *b = a->b;
+    const gb_color own = b->to_play, opp = (gb_color)-own;
+    gb_loc heads[4];
+    outcome o;
+    if (a->q_libs[v] < 0) {
+        o = move_outcome(a, v, heads);
+    } else {
+        o.libs = a->q_libs[v];
+        o.captured = a->q_captured[v];
+        o.stones = a->q_stones[v];
+        o.ladder = a->q_ladder[v] != 0;
+        if (o.ladder)
+            gb_distinct_neighbour_heads(b, v, b->stride, heads);
+    }
+    if (!is_legal(legal, b, v, p, o.captured, o.libs))
+        return;
+    a->code[C_CAPTURE][p] = (uint8_t)(1 + cap(o.captured, 7));
+    if (o.libs == 1)
+        a->code[C_SELF_ATARI][p] = (uint8_t)cap(o.stones, 8);
+    a->code[C_LIBS_AFTER][p] = (uint8_t)o.libs;
+    /* A true eye has no empty neighbour: most points need no eye test. */
+    a->code[C_SENSIBLE][p] = b->nempty[v] > 0 || !gb_board_is_true_eye(b, v, own);
+    bool ladder_capture = false, ladder_escape = false;
+    for (int d = 0; d < 4 && o.ladder; d++) {
+        gb_loc hd = heads[d];
+        if (hd == GB_NULL_LOC)
+            continue;
+        bool capture = b->color[hd] == opp && b->libs[hd] == 2 && !ladder_capture &&
+                       o.libs > 0;
+        /* Escape reads only when the move leaves exactly 2 liberties. */
+        bool escape = b->color[hd] == own && b->libs[hd] == 1 && !ladder_escape;
+        if (escape && o.libs >= 3)
+            ladder_escape = true;
+        if (!capture && !(escape && o.libs == 2))
+            continue;
+        if (!*loaded) {
+            gb_ladder_load(scratch, b);
+            *loaded = true;
+        }
+        if (capture)
+            ladder_capture = gb_ladder_captures(scratch, v, hd);
+        if (escape && o.libs == 2)
+            ladder_escape = gb_ladder_escapes(scratch, v, hd);
+    }
+    a->code[C_LADDER_CAPTURE][p] = ladder_capture;
+    a->code[C_LADDER_ESCAPE][p] = ladder_escape;
+}
+
+/* Every point's codes one at a time: the stones' here, every empty point's by
+ * point_codes. For compilers without vector extensions and boards narrower than the
+ * lanes. */
+static void
+codes_one_by_one(analysis *a, const uint8_t *ages)
 {
     const gb_board *b = a->b;
     const int n = b->size;
-    const gb_color own = b->to_play, opp = (gb_color)-own;
+    for (int k = 0; k < CODES; k++)
+        memset(a->code[k], k == C_ONE, (size_t)(n * n));
+    for (int p = 0; p < n * n; p++) {
+        gb_loc v = gb_board_loc(b, p);
+        gb_color c = b->color[v];
+        a->todo[p] = c == GB_EMPTY;
+        a->q_libs[v] = -1;
+        a->code[C_KIND][p] = (uint8_t)(c == GB_EMPTY ? 3 : c == b->to_play ? 1 : 2);
+        if (c != GB_EMPTY) {
+            a->code[C_AGE][p] = ages[v];
+            a->code[C_LIBS][p] = (uint8_t)cap(b->libs[b->head[v]], 8);
+        }
+    }
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+typedef int16_t lanes16 __attribute__((vector_size(2 * LANES)));
+typedef int8_t lanes8 __attribute__((vector_size(LANES)));
+typedef uint8_t ulanes8 __attribute__((vector_size(LANES)));
+
+static inline lanes16
+load_lanes(const int16_t *p)
+{
+    lanes16 x;
+    memcpy(&x, p, sizeof x);
+    return x;
+}
+
+static inline lanes16
+load_bytes(const uint8_t *p)
+{
+    ulanes8 x;
+    memcpy(&x, p, sizeof x);
+    return __builtin_convertvector(x, lanes16);
+}
+
+/* Stores lanes holding 0..255 as bytes. */
+static inline void
+store_bytes(uint8_t *p, lanes16 x)
+{
+    ulanes8 y = __builtin_convertvector(x, ulanes8);
+    memcpy(p, &y, sizeof y);
+}
+
+static inline lanes16
+splat(int x)
+{
+    return (lanes16){0} + (int16_t)x;
+}
+
+/* The board as 16-bit lanes, loc v at [PAD + v]: colour times the side to move (own 1,
+ * opponent -1, empty 0, wall +-2), head, and the liberties and stones of the string
+ * at head (whatever GB_NULL_LOC's entries hold for empty points and walls: the lanes
+ * read them only for stones), empty neighbours. Separate loops, so that all but the
+ * last vectorise. */
+static void
+fill_lanes(analysis *a)
+{
+    const gb_board *b = a->b;
+    const int end = (b->size + 2) * b->stride + 1; /* the board's mailbox */
+    memcpy(a->lane_head + PAD, b->head, (size_t)end * sizeof *b->head);
+    for (int v = 0; v < end; v++)
+        a->lane_color[PAD + v] = (int16_t)(b->color[v] * b->to_play);
+    for (int v = 0; v < end; v++)
+        a->lane_nempty[PAD + v] = b->nempty[v];
+    for (int v = 0; v < end; v++) {
+        gb_loc h = b->head[v];
+        a->lane_libs[PAD + v] = b->libs[h];
+        a->lane_stones[PAD + v] = b->stones[h];
+    }
+}
+
+/* The codes of the LANES points from p on, locs from v on (one row), and which of them
+ * need point_codes. A move's outcome is counted here when it joins no string of the
+ * mover's (its empty neighbours and the captured stones next to it), one (that
+ * string's liberties but v, and each empty neighbour of v the string does not touch
+ * yet, found from the heads two steps away), or one with 8 or more liberties; the
+ * rest (two or more strings joined, or one joined while capturing: a fifth of the
+ * moves) get q_libs -1 and move_outcome counts them. Same values as move_outcome,
+ * which the tests hold it to. */
+static void
+codes_of_lanes(analysis *a, const legality *legal, const uint8_t *ages, gb_loc v, int p)
+{
+    const gb_board *b = a->b;
+    const int s = b->stride;
+    const int16_t *C = a->lane_color + PAD, *H = a->lane_head + PAD;
+    const int16_t *L = a->lane_libs + PAD, *S = a->lane_stones + PAD;
+    const lanes16 zero = splat(0), one = splat(1), two = splat(2), eight = splat(8);
+    const int off[4] = {-s, -1, 1, s};
+    lanes16 c[4], h[4], l[4], st[4], d[4];
+    for (int k = 0; k < 4; k++) {
+        c[k] = load_lanes(C + v + off[k]);
+        h[k] = load_lanes(H + v + off[k]);
+        l[k] = load_lanes(L + v + off[k]);
+        st[k] = load_lanes(S + v + off[k]);
+    }
+    /* d[k]: neighbour k is a stone of a string no earlier neighbour belongs to. */
+    for (int k = 0; k < 4; k++) {
+        d[k] = (c[k] == one) | (c[k] == -one);
+        for (int j = 0; j < k; j++)
+            d[k] &= h[k] != h[j];
+    }
+    lanes16 captured = zero, touching = zero, friends = zero, stones = one;
+    lanes16 ladder = zero, many = zero, hf = zero, lf = zero;
+    for (int k = 0; k < 4; k++) {
+        lanes16 mine = d[k] & (c[k] == one);
+        lanes16 atari = (c[k] == -one) & (l[k] == one);
+        captured += d[k] & atari & st[k];
+        touching -= atari;
+        friends -= mine;
+        stones += mine & st[k];
+        ladder |= (mine & (l[k] == one)) | (d[k] & (c[k] == -one) & (l[k] == two));
+        many |= mine & (l[k] > eight);
+        hf |= mine & h[k];
+        lf |= mine & l[k];
+    }
+    /* The one joined string's head hf against the heads around each neighbour. */
+    lanes16 r_nn = load_lanes(H + v - 2 * s) == hf, r_ss = load_lanes(H + v + 2 * s) == hf;
+    lanes16 r_nw = load_lanes(H + v - s - 1) == hf, r_ne = load_lanes(H + v - s + 1) == hf;
+    lanes16 r_sw = load_lanes(H + v + s - 1) == hf, r_se = load_lanes(H + v + s + 1) == hf;
+    lanes16 r_ww = load_lanes(H + v - 2) == hf, r_ee = load_lanes(H + v + 2) == hf;
+    lanes16 fresh = ((c[0] == zero) & ~(r_nn | r_nw | r_ne)) +
+                    ((c[1] == zero) & ~(r_nw | r_ww | r_sw)) +
+                    ((c[2] == zero) & ~(r_ne | r_ee | r_se)) +
+                    ((c[3] == zero) & ~(r_sw | r_se | r_ss));
+    lanes16 alone = friends == zero;
+    lanes16 nempty = load_lanes(a->lane_nempty + PAD + v);
+    lanes16 libs = (alone & (nempty + touching)) | (~alone & many & eight) |
+                   (~alone & ~many & (lf - one - fresh));
+    lanes16 over = libs > eight;
+    libs = (over & eight) | (~over & libs);
+    lanes16 slow = ~many & ((friends > one) | ((friends == one) & (captured > zero)));
+    libs = (slow & -one) | (~slow & libs);
+    memcpy(a->q_libs + v, &libs, sizeof libs);
+    memcpy(a->q_captured + v, &captured, sizeof captured);
+    memcpy(a->q_stones + v, &stones, sizeof stones);
+    memcpy(a->q_ladder + v, &ladder, sizeof ladder);
+
+    /* The stones' codes. */
+    lanes16 cv = load_lanes(C + v);
+    lanes16 stone = (cv == one) | (cv == -one), empty = cv == zero;
+    store_bytes(a->code[C_KIND] + p,
+                ((cv == one) & one) | ((cv == -one) & two) | (empty & splat(3)));
+    store_bytes(a->code[C_AGE] + p, stone & load_bytes(ages + v));
+    lanes16 lv = load_lanes(L + v);
+    lanes16 many_v = lv > eight;
+    store_bytes(a->code[C_LIBS] + p, stone & ((many_v & eight) | (~many_v & lv)));
+
+    /* Legality as is_legal decides it, where no lookup is needed. */
+    lanes16 legal_v, lookup;
+    if (legal->mask != NULL) {
+        legal_v = load_bytes(legal->mask + p) != zero;
+        lookup = zero;
+    } else if (legal->over) {
+        legal_v = lookup = zero;
+    } else {
+        lanes16 loc = splat(v) + (lanes16){0, 1, 2, 3, 4, 5, 6, 7};
+        lanes16 open = loc != splat(b->ko_loc);
+        lanes16 easy = (libs > zero) & (captured == zero) & splat(-legal->quiet_is_new);
+        legal_v = open & easy;
+        lookup = open & ~easy;
+    }
+    /* Left to point_codes: counting, lookups, eye tests (no empty neighbour) and
+     * ladder reads. The rest of the legal moves get their codes here. */
+    lanes16 todo = empty & (slow | lookup | (legal_v & (ladder | (nempty == zero))));
+    store_bytes(a->todo + p, todo & one);
+    lanes16 ok = empty & legal_v & ~todo;
+    lanes16 cap7 = captured > splat(6);
+    store_bytes(a->code[C_CAPTURE] + p, ok & (one + ((cap7 & splat(7)) | (~cap7 & captured))));
+    lanes16 cap8 = stones > eight;
+    store_bytes(a->code[C_SELF_ATARI] + p,
+                ok & (libs == one) & ((cap8 & eight) | (~cap8 & stones)));
+    store_bytes(a->code[C_LIBS_AFTER] + p, ok & libs);
+    store_bytes(a->code[C_LADDER_CAPTURE] + p, zero);
+    store_bytes(a->code[C_LADDER_ESCAPE] + p, zero);
+    store_bytes(a->code[C_SENSIBLE] + p, ok & one);
+    store_bytes(a->code[C_ONE] + p, one);
+}
+
+/* Every point's codes, LANES at a time: each row from its start in steps of LANES, its
+ * last step ending at its end (overlapping the one before it: the same values again). */
+static bool
+codes_by_lanes(analysis *a, const legality *legal, const uint8_t *ages)
+{
+    const gb_board *b = a->b;
+    const int n = b->size;
+    if (n < LANES)
+        return false;
+    fill_lanes(a);
+    for (int row = 0; row < n; row++) {
+        for (int col = 0;; col += LANES) {
+            if (col > n - LANES)
+                col = n - LANES;
+            codes_of_lanes(a, legal, ages, (gb_loc)((row + 1) * b->stride + col + 1),
+                           row * n + col);
+            if (col == n - LANES)
+                break;
+        }
+    }
+    return true;
+}
+#else
+static bool
+codes_by_lanes(analysis *a, const legality *legal, const uint8_t *ages)
+{
+    (void)a;
+    (void)legal;
+    (void)ages;
+    return false;
+}
+#endif
+
+/* One board's planes, a byte a value, plane k at out + k * points. */
+static inline void
+alphago_planes(analysis *a, const gb_stone_history *h, const legality *legal,
+               gb_board *scratch, int planes, uint8_t *out)
+{
+    const gb_board *b = a->b;
+    const int points = b->size * b->size;
     a->epoch = 0;
     memset(a->mark, 0, sizeof a->mark);
     memset(a->listed, 0, sizeof a->listed);
-    uint8_t ages[GB_ARR_SIZE];
+    uint8_t ages[GB_ARR_SIZE + LANES];
     stone_ages(b, h, ages);
-    quick_outcomes(a);
+    if (!codes_by_lanes(a, legal, ages))
+        codes_one_by_one(a, ages);
     bool loaded = false; /* scratch holds b for ladder reads */
-    const int stride = b->stride;
-    for (int p = 0, row = 0; row < n; row++) {
-        gb_loc v = (gb_loc)((row + 1) * stride + 1);
-        for (int col = 0; col < n; col++, p++, v++) {
-            gb_color c = b->color[v];
-            if (c != GB_EMPTY) {
-                put(out, c == own ? P_OWN : P_OPP, p);
-                put(out, P_TURNS + ages[v] - 1, p);
-                put(out, P_LIBS + cap(b->libs[b->head[v]], 8) - 1, p);
-                continue;
-            }
-            put(out, P_EMPTY, p);
-            /* No stone next to v (half the empty points of a middle game): the move
-             * captures nothing, keeps every neighbour as a liberty, fills no eye and
-             * starts no ladder. Stones are the odd colours (+-1; empty 0, wall 2). */
-            int around = b->color[v - stride] | b->color[v - 1] | b->color[v + 1] |
-                         b->color[v + stride];
-            if ((around & 1) == 0) {
-                if (!is_legal(legal, b, v, p, 0, b->nempty[v]))
-                    continue;
-                put(out, P_CAPTURE, p);
-                if (b->nempty[v] == 1)
-                    put(out, P_SELF_ATARI, p);
-                put(out, P_LIBS_AFTER + b->nempty[v] - 1, p);
-                put(out, P_SENSIBLE, p);
-                continue;
-            }
-            gb_loc heads[4];
-            outcome o;
-            if (a->q_libs[v] < 0) {
-                o = move_outcome(a, v, heads);
-            } else {
-                o.libs = a->q_libs[v];
-                o.captured = a->q_captured[v];
-                o.stones = a->q_stones[v];
-                o.ladder = a->q_ladder[v] != 0;
-                if (o.ladder)
-                    gb_distinct_neighbour_heads(b, v, stride, heads);
-            }
-            if (!is_legal(legal, b, v, p, o.captured, o.libs))
-                continue;
-            put(out, P_CAPTURE + cap(o.captured, 7), p);
-            if (o.libs == 1)
-                put(out, P_SELF_ATARI + cap(o.stones, 8) - 1, p);
-            if (o.libs > 0)
-                put(out, P_LIBS_AFTER + o.libs - 1, p);
-            /* A true eye has no empty neighbour: most points need no eye test. */
-            if (b->nempty[v] > 0 || !gb_board_is_true_eye(b, v, own))
-                put(out, P_SENSIBLE, p);
-            bool ladder_capture = false, ladder_escape = false;
-            for (int d = 0; d < 4 && o.ladder; d++) {
-                gb_loc hd = heads[d];
-                if (hd == GB_NULL_LOC)
-                    continue;
-                bool capture = b->color[hd] == opp && b->libs[hd] == 2 && !ladder_capture &&
-                               o.libs > 0;
-                /* Escape reads only when the move leaves exactly 2 liberties. */
-                bool escape = b->color[hd] == own && b->libs[hd] == 1 && !ladder_escape;
-                if (escape && o.libs >= 3)
-                    ladder_escape = true;
-                if (!capture && !(escape && o.libs == 2))
-                    continue;
-                if (!loaded) {
-                    gb_ladder_load(scratch, b);
-                    loaded = true;
-                }
-                if (capture)
-                    ladder_capture = gb_ladder_captures(scratch, v, hd);
-                if (escape && o.libs == 2)
-                    ladder_escape = gb_ladder_escapes(scratch, v, hd);
-            }
-            if (ladder_capture)
-                put(out, P_LADDER_CAPTURE, p);
-            if (ladder_escape)
-                put(out, P_LADDER_ESCAPE, p);
-        }
+    for (int p = 0; p < points; p++) {
+        if (a->todo[p])
+            point_codes(a, legal, scratch, &loaded, gb_board_loc(b, p), p);
+    }
+    for (int k = 0; k < planes; k++) {
+        const uint8_t *restrict code = a->code[plane_code[k].code];
+        uint8_t value = plane_code[k].value;
+        if (k == P_BLACK && b->to_play != GB_BLACK)
+            value = 0;
+        uint8_t *restrict plane = out + (int64_t)k * points;
+        for (int p = 0; p < points; p++)
+            plane[p] = code[p] == value;
     }
 }
 
@@ -734,14 +870,10 @@ write_alphago(const gb_board *const *boards, const gb_stone_history *const *hist
         const int points = boards[i]->size * boards[i]->size;
         const int64_t values = (int64_t)planes * points;
         char *board_out = out + i * stride_b * (int64_t)kern->elem;
-        plane_out o = {widen ? bytes : (uint8_t *)board_out, points};
-        memset(o.base, 0, (size_t)values);
-        memset(o.base + P_ONES * points, 1, (size_t)points);
-        if (set == GB_FEATURES_ALPHAGO49 && boards[i]->to_play == GB_BLACK)
-            memset(o.base + P_BLACK * points, 1, (size_t)points);
         a.b = boards[i];
         const legality l = legality_of(legal, i, boards[i]);
-        alphago_planes(&a, histories[i], &l, scratch, &o);
+        alphago_planes(&a, histories[i], &l, scratch, planes,
+                       widen ? bytes : (uint8_t *)board_out);
         if (widen)
             widen_f32((float *)(void *)board_out, bytes, values, stream);
     }
