@@ -272,7 +272,8 @@ liberties_of(analysis *a, gb_loc h)
     gb_loc s = h;
     a->epoch++;
     do {
-        for (int d = 0; d < 4; d++) {
+        /* Most stones of a long string have no empty neighbour. */
+        for (int d = 0; d < 4 && b->nempty[s] > 0; d++) {
             gb_loc e = (gb_loc)(s + b->adj[d]);
             if (b->color[e] == GB_EMPTY && a->mark[e] != a->epoch) {
                 a->mark[e] = a->epoch;
