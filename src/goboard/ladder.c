@@ -266,7 +266,8 @@ string_liberties(const gb_board *b, gb_loc h, gb_loc *out, int max)
     int n = 0;
     gb_loc s = h;
     do {
-        for (int d = 0; d < 4; d++) {
+        /* Most stones of a long string have no empty neighbour. */
+        for (int d = 0; d < 4 && b->nempty[s] > 0; d++) {
             gb_loc e = (gb_loc)(s + b->adj[d]);
             if (b->color[e] != GB_EMPTY)
                 continue;
@@ -345,7 +346,7 @@ surely_escapes(const gb_board *b, gb_loc t, gb_loc a, gb_loc e)
             return true;
         /* An empty neighbour counts itself; a friendly string, its liberties. */
         do {
-            for (int k = friend ? 0 : 4; k < 5 && n < 3; k++) {
+            for (int k = friend ? (b->nempty[s] > 0 ? 0 : 5) : 4; k < 5 && n < 3; k++) {
                 gb_loc l = k == 4 ? s : (gb_loc)(s + b->adj[k]);
                 if (b->color[l] != GB_EMPTY || l == a || l == e)
                     continue;
