@@ -331,6 +331,10 @@ static bool defend(reader *r, int depth, gb_loc target, gb_loc lib);
 static bool
 surely_escapes(const gb_board *b, gb_loc t, gb_loc a, gb_loc e)
 {
+    /* Three empty neighbours of e besides a settle it without a look at them. */
+    int near_a = (a == e - b->stride) | (a == e - 1) | (a == e + 1) | (a == e + b->stride);
+    if (b->nempty[e] - near_a >= 3)
+        return true;
     gb_loc found[3];
     int n = 0;
     const gb_color c = b->color[t];
