@@ -41,6 +41,7 @@ if flag("GOBOARD_NATIVE") and not msvc:
     compile_args.append("-march=native")
 
 core = [
+    "alphago_planes.c",
     "board.c",
     "check.c",
     "keyset.c",
@@ -53,6 +54,7 @@ core = [
     "zobrist.c",
 ]
 headers = [
+    "alphago_planes.h",
     "gb_config.h",
     "board.h",
     "keyset.h",

@@ -109,7 +109,7 @@ def test_turn_planes_follow_the_mover(boards) -> None:
 
 
 def test_streamed_float_batch_equals_the_bytes() -> None:
-    """A float batch of more than 4 MB (planes.c's STREAM_BYTES) is written with
+    """A float batch of more than 4 MB (alphago_planes.c's STREAM_BYTES) is written with
     streaming stores; they equal the uint8 planes, in an output array that starts on a
     64-byte boundary and in one that starts a float past it (each board's stores then
     begin after a scalar prefix and end with a scalar tail)."""

@@ -69,6 +69,13 @@ typedef struct gb_stone_history {
     uint64_t hash[GB_HISTORY]; /* stone hash of each position, same ring */
 } gb_stone_history;
 
+/* The colours of position t-k, or NULL if the record does not reach back so far. */
+static inline const gb_color *
+gb_history_past(const gb_stone_history *h, int k)
+{
+    return k < h->count ? h->color[(h->latest - k) & (GB_HISTORY - 1)] : NULL;
+}
+
 /* One plane of a set: its name and what it holds. */
 typedef struct gb_plane_info {
     const char *name;
