@@ -335,10 +335,18 @@ surely_escapes(const gb_board *b, gb_loc t, gb_loc a, gb_loc e)
     int near_a = (a == e - b->stride) | (a == e - 1) | (a == e + 1) | (a == e + b->stride);
     if (b->nempty[e] - near_a >= 3)
         return true;
-    gb_loc found[3];
-    int n = 0;
+    /* With no other string of the defender's next to e, those are all there is. */
     const gb_color c = b->color[t];
     const gb_loc th = b->head[t];
+    bool friends = false;
+    for (int d = 0; d < 4; d++) {
+        gb_loc nb = (gb_loc)(e + b->adj[d]);
+        friends |= (b->color[nb] == c) & (b->head[nb] != th);
+    }
+    if (!friends)
+        return false;
+    gb_loc found[3];
+    int n = 0;
     for (int d = 0; d < 4 && n < 3; d++) {
         gb_loc nb = (gb_loc)(e + b->adj[d]);
         gb_loc s = nb, h = b->head[nb];
