@@ -258,23 +258,28 @@ legality_of(const gb_legal_source *src, int64_t i, const gb_board *b)
 /* ---- Codes: the planes of a board as a few small numbers a point ---------------------- */
 
 /* Plane k of alphago49 is code[plane_code[k].code] == plane_code[k].value; value 0 never
- * matches C_ONE (the zeros plane), and the black_to_move plane's value is set per board. */
+ * matches C_ONE (the zeros plane), and the black_to_move plane's value is set per board.
+ * Each group starts at its plane's index and runs on from there. */
 static const struct {
     uint8_t code, value;
 } plane_code[49] = {
-    {C_KIND, 1}, {C_KIND, 2}, {C_KIND, 3}, {C_ONE, 1},
-    {C_AGE, 1}, {C_AGE, 2}, {C_AGE, 3}, {C_AGE, 4},
+    [P_OWN] = {C_KIND, 1}, [P_OPP] = {C_KIND, 2}, [P_EMPTY] = {C_KIND, 3},
+    [P_ONES] = {C_ONE, 1},
+    [P_TURNS] = {C_AGE, 1}, {C_AGE, 2}, {C_AGE, 3}, {C_AGE, 4},
     {C_AGE, 5}, {C_AGE, 6}, {C_AGE, 7}, {C_AGE, 8},
-    {C_LIBS, 1}, {C_LIBS, 2}, {C_LIBS, 3}, {C_LIBS, 4},
+    [P_LIBS] = {C_LIBS, 1}, {C_LIBS, 2}, {C_LIBS, 3}, {C_LIBS, 4},
     {C_LIBS, 5}, {C_LIBS, 6}, {C_LIBS, 7}, {C_LIBS, 8},
-    {C_CAPTURE, 1}, {C_CAPTURE, 2}, {C_CAPTURE, 3}, {C_CAPTURE, 4},
+    [P_CAPTURE] = {C_CAPTURE, 1}, {C_CAPTURE, 2}, {C_CAPTURE, 3}, {C_CAPTURE, 4},
     {C_CAPTURE, 5}, {C_CAPTURE, 6}, {C_CAPTURE, 7}, {C_CAPTURE, 8},
-    {C_SELF_ATARI, 1}, {C_SELF_ATARI, 2}, {C_SELF_ATARI, 3}, {C_SELF_ATARI, 4},
-    {C_SELF_ATARI, 5}, {C_SELF_ATARI, 6}, {C_SELF_ATARI, 7}, {C_SELF_ATARI, 8},
-    {C_LIBS_AFTER, 1}, {C_LIBS_AFTER, 2}, {C_LIBS_AFTER, 3}, {C_LIBS_AFTER, 4},
-    {C_LIBS_AFTER, 5}, {C_LIBS_AFTER, 6}, {C_LIBS_AFTER, 7}, {C_LIBS_AFTER, 8},
-    {C_LADDER_CAPTURE, 1}, {C_LADDER_ESCAPE, 1}, {C_SENSIBLE, 1}, {C_ONE, 0},
-    {C_ONE, 1}, /* black_to_move: 0 instead when white is to move */
+    [P_SELF_ATARI] = {C_SELF_ATARI, 1}, {C_SELF_ATARI, 2}, {C_SELF_ATARI, 3},
+    {C_SELF_ATARI, 4}, {C_SELF_ATARI, 5}, {C_SELF_ATARI, 6}, {C_SELF_ATARI, 7},
+    {C_SELF_ATARI, 8},
+    [P_LIBS_AFTER] = {C_LIBS_AFTER, 1}, {C_LIBS_AFTER, 2}, {C_LIBS_AFTER, 3},
+    {C_LIBS_AFTER, 4}, {C_LIBS_AFTER, 5}, {C_LIBS_AFTER, 6}, {C_LIBS_AFTER, 7},
+    {C_LIBS_AFTER, 8},
+    [P_LADDER_CAPTURE] = {C_LADDER_CAPTURE, 1}, [P_LADDER_ESCAPE] = {C_LADDER_ESCAPE, 1},
+    [P_SENSIBLE] = {C_SENSIBLE, 1}, [P_ZEROS] = {C_ONE, 0},
+    [P_BLACK] = {C_ONE, 1}, /* 0 instead when white is to move */
 };
 
 static inline int
