@@ -160,6 +160,38 @@ def test_capture_self_atari_and_liberties_after() -> None:
     assert f[MOVE_PLANES, 0, 2].sum() == 0
 
 
+# C7 joins Black's string; of its three empty neighbours, C8 touches that string only
+# at C9, two points away from C7 (White's B8 is in the way): a liberty it already has.
+FAR_TOUCH = """
+    X X X . . . . . .
+    X O . . . . . . .
+    X X . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+"""
+
+
+@pytest.mark.parametrize("swap", [False, True], ids=["black", "white"])
+@pytest.mark.parametrize("k", range(8))
+def test_liberties_after_see_a_neighbour_the_string_reaches_around(k, swap) -> None:
+    """The string has 5 liberties (A6, B6, C8, D9 and C7 itself); after C7 it keeps the
+    other 4 and gains D7 and C6: 6, not 7. In every orientation the empty neighbour
+    the string touches is a different one of the four, so each is checked."""
+    stones, to_play = transformed(parse(FAR_TOUCH), k, swap)
+    board = goboard.Board.from_stones(stones, to_play=to_play)
+    (move,) = vertices({"C7"}, k)
+    f = planes(board)
+    assert value(f, LIBS_AFTER, 8, move) == 6 - 1
+    assert value(f, CAPTURE, 8, move) == 0
+    np.testing.assert_array_equal(
+        f, alphago_planes([board.stones()], to_play, board.legal_mask(), "alphago48")
+    )
+
+
 def test_capture_sizes_cap_at_seven_and_liberties_at_eight() -> None:
     rows = ["O " * 9, "X " * 8 + ".", *[". " * 9] * 7]
     f = planes(setup("\n".join(rows)))
@@ -170,7 +202,23 @@ def test_capture_sizes_cap_at_seven_and_liberties_at_eight() -> None:
     assert value(f, LIBS_AFTER, 8, "E5") == 3
 
 
-def test_illegal_points_have_no_move_planes() -> None:
+def in_corner(diagram: str, size: int) -> str:
+    """A 5x5 diagram in the upper left corner of an empty size x size board (its
+    edges stay edges). At 9 lines the writer counts most moves eight points at a
+    time; at 5, one point at a time."""
+    rows = [row.strip() for row in diagram.strip().splitlines()]
+    padding = " ." * (size - len(rows[0].split()))
+    empty = " ".join("." * size)
+    return "\n".join([row + padding for row in rows] + [empty] * (size - len(rows)))
+
+
+def vertex(name: str, size: int) -> str:
+    """The GTP vertex of the 5x5 diagram's ``name`` once in_corner moved it."""
+    return f"{name[0]}{int(name[1:]) + size - 5}"
+
+
+@pytest.mark.parametrize("size", [5, 9])
+def test_illegal_points_have_no_move_planes(size: int) -> None:
     stones = """
         . X O . .
         X O . O .
@@ -178,40 +226,47 @@ def test_illegal_points_have_no_move_planes() -> None:
         . . . . .
         . . . . .
     """
-    board = setup(stones)
-    board.play_gtp("C4")  # takes B4: White may not retake there at once
-    assert board.ko_point == from_gtp("B4", 5)
+    board = setup(in_corner(stones, size))
+    board.play_gtp(vertex("C4", size))  # takes B4: White may not retake there at once
+    assert board.ko_point == from_gtp(vertex("B4", size), size)
     f = planes(board)
-    assert f[MOVE_PLANES, 1, 1].sum() == 0
-    assert f[EMPTY, 1, 1] == 1
-    legal = board.legal_mask()[:-1].reshape(5, 5)
+    row, col = divmod(from_gtp(vertex("B4", size), size), size)
+    assert f[MOVE_PLANES, row, col].sum() == 0
+    assert f[EMPTY, row, col] == 1
+    legal = board.legal_mask()[:-1].reshape(size, size)
     assert (f[SENSIBLE] <= legal).all() and (
         f[CAPTURE : CAPTURE + 8].sum(0) == legal
     ).all()
 
 
+@pytest.mark.parametrize("size", [5, 9])
 @pytest.mark.parametrize("rules", ["tromp-taylor", "chinese"])
-def test_multi_stone_suicide_follows_the_rules(rules: str) -> None:
+def test_multi_stone_suicide_follows_the_rules(rules: str, size: int) -> None:
     board = setup(
-        """
-        . X O . .
-        X X O . .
-        O O O . .
-        . . . . .
-        . . . . .
-        """,
+        in_corner(
+            """
+            . X O . .
+            X X O . .
+            O O O . .
+            . . . . .
+            . . . . .
+            """,
+            size,
+        ),
         rules=rules,
     )
     f = planes(board)
+    corner = vertex("A5", size)
     # A5 kills Black's own three stones: legal under Tromp-Taylor only. It is also a
     # true eye by the playout rule, so never sensible.
-    assert "A5" not in at(f[SENSIBLE])
+    assert corner not in at(f[SENSIBLE])
     if rules == "tromp-taylor":
-        assert value(f, CAPTURE, 8, "A5") == 0
-        assert value(f, LIBS_AFTER, 8, "A5") is None  # the string is gone
-        assert value(f, SELF_ATARI, 8, "A5") is None
+        assert value(f, CAPTURE, 8, corner) == 0
+        assert value(f, LIBS_AFTER, 8, corner) is None  # the string is gone
+        assert value(f, SELF_ATARI, 8, corner) is None
     else:
-        assert f[MOVE_PLANES, 0, 0].sum() == 0
+        row, col = divmod(from_gtp(corner, size), size)
+        assert f[MOVE_PLANES, row, col].sum() == 0
 
 
 def superko_position(size: int, seed: int) -> tuple[goboard.Board, int]:
@@ -264,15 +319,22 @@ RULES = {
 
 
 @pytest.mark.parametrize("rules", sorted(RULES))
-def test_move_planes_are_on_exactly_the_legal_points(rules: str) -> None:
+@pytest.mark.parametrize(
+    ("sizes", "games"), [((3, 6), 40), ((8, 10), 6)], ids=["one-by-one", "lanes"]
+)
+def test_move_planes_are_on_exactly_the_legal_points(
+    rules: str, sizes: tuple[int, int], games: int
+) -> None:
     """The move planes follow the game's legality (ko, suicide, superko): at every
-    position of long random games on small boards, where superko forbids moves now
-    and then, the capture-size planes (one of them is set at every legal move) must
-    be the legal mask, and no move plane is set anywhere else."""
+    position of long random games, the capture-size planes (one of them is set at
+    every legal move) must be the legal mask, and no move plane is set anywhere else.
+    On boards of 3-5 lines superko forbids moves now and then; on 8-9 lines the
+    writer counts most moves eight points at a time, and after captures decides
+    every point by a lookup."""
     rng = np.random.default_rng(11)
     forbidden_by_superko = 0
-    for _ in range(40):
-        size = int(rng.integers(3, 6))
+    for _ in range(games):
+        size = int(rng.integers(*sizes))
         board = goboard.Board(size, rules=RULES[rules])
         simple_ko = goboard.Rules(ko="simple", suicide=board.rules.suicide)
         for _ in range(6 * size * size):
@@ -294,7 +356,7 @@ def test_move_planes_are_on_exactly_the_legal_points(rules: str) -> None:
             board.play(int(rng.choice(points)))
     # The superko branch was exercised (random play without suicide seldom meets
     # situational superko: "situational-suicide" covers the situational keys).
-    if rules not in ("simple", "chinese"):
+    if rules not in ("simple", "chinese") and sizes[0] < 8:
         assert forbidden_by_superko > 0
 
 

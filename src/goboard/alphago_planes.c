@@ -23,8 +23,16 @@ enum {
 };
 #define LIST_LIBS 8 /* liberties listed per string: all of them for strings with <= 8 */
 #define LANES 8     /* points codes_of_lanes counts at once */
-/* Room around the lane arrays: the second ring of the last lanes (2 rows on) stays in. */
+/* Room around the lane arrays: the heads two rows above the first row's lanes and two
+ * rows below the last row's stay in. */
 #define PAD (2 * (GB_MAX_SIZE + 1) + 2 * LANES)
+/* The lanes need GCC's vector extensions with __builtin_convertvector (GCC 9 on,
+ * clang); elsewhere every code is filled one point at a time. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 9)
+#define HAVE_LANES 1
+#else
+#define HAVE_LANES 0
+#endif
 
 /* Each plane of alphago48/49 is one code array compared with one value: the writer
  * fills the codes (most of them eight points at a time), then writes every plane as
@@ -52,7 +60,7 @@ typedef struct analysis {
     uint16_t epoch;
     uint16_t mark[GB_ARR_SIZE];          /* == epoch: seen in the current count */
     uint8_t listed[GB_ARR_SIZE];         /* 1: libs[h] holds the string at h's list */
-    gb_loc libs[GB_ARR_SIZE][LIST_LIBS]; /* heads of own strings with <= 8 liberties */
+    gb_loc libs[GB_ARR_SIZE][LIST_LIBS]; /* by head: the liberties of own strings (<= 8) */
     /* The board as 16-bit lanes for codes_of_lanes (see fill_lanes). */
     int16_t lane_color[PAD + GB_ARR_SIZE + PAD], lane_head[PAD + GB_ARR_SIZE + PAD];
     int16_t lane_libs[PAD + GB_ARR_SIZE + PAD], lane_stones[PAD + GB_ARR_SIZE + PAD];
@@ -384,7 +392,7 @@ codes_one_by_one(analysis *a, const uint8_t *ages)
     }
 }
 
-#if defined(__GNUC__) || defined(__clang__)
+#if HAVE_LANES
 typedef int16_t lanes16 __attribute__((vector_size(2 * LANES)));
 typedef uint8_t ulanes8 __attribute__((vector_size(LANES)));
 
@@ -444,7 +452,7 @@ fill_lanes(analysis *a)
  * need point_codes. A move's outcome is counted here when it joins no string of the
  * mover's (its empty neighbours and the captured stones next to it), one (that
  * string's liberties but v, and each empty neighbour of v the string does not touch
- * yet, found from the heads two steps away), or one with 8 or more liberties; the
+ * yet, found from the heads two steps away), or any with more than 8 liberties; the
  * rest (two or more strings joined, or one joined while capturing: a fifth of the
  * moves) get q_libs -1 and move_outcome counts them. Same values as move_outcome,
  * which the tests hold it to. */
@@ -530,9 +538,10 @@ codes_of_lanes(analysis *a, const legality *legal, const uint8_t *ages, gb_loc v
         legal_v = open & easy;
         lookup = open & ~easy;
     }
-    /* Left to point_codes: counting, lookups, eye tests (no empty neighbour) and
-     * ladder reads. The rest of the legal moves get their codes here. */
-    lanes16 todo = empty & (slow | lookup | (legal_v & (ladder | (nempty == zero))));
+    /* Left to point_codes: lookups, and legal moves that need counting, an eye test
+     * (no empty neighbour) or ladder reads. The rest of the legal moves get their
+     * codes here; illegal ones have none. */
+    lanes16 todo = empty & (lookup | (legal_v & (slow | ladder | (nempty == zero))));
     store_bytes(a->todo + p, todo & one);
     lanes16 ok = empty & legal_v & ~todo;
     lanes16 cap7 = captured > splat(6);
