@@ -18,7 +18,7 @@ SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
 #: README describes (damaged, or swapped for another net) is refused, whatever checksum
 #: it carries inside.
 SHIPPED_SHA256 = {
-    9: "38daf0d725ab381a80e932969afd01390c496e4158e720616e17e36ab7d86fef",
+    9: "1752444d251ab9d8905eb2d7c146bafe9e9e9a7ec4131b0544dcd4a090156fc6",
     19: "19b7bc883cb82b5ce5bdd682883563e38daeb0735ae005884e9ef2985adab22e",
 }
 
