@@ -1,8 +1,7 @@
 #!/bin/bash
 # Third round of the Pachi fine-tune (issue 15): the net shipped on 2026-12-06 evening (the
 # second round; ft2.pt, sha256 38daf0d7..., is docs/ft2-pachi-9x9-2026-12-06/alphago-9x9-ft2.pt)
-# trained further
-# on the same data plus a third batch of Pachi 5,000 self-play games that it has not seen
+# trained further on the same data plus a third batch of Pachi 5,000 self-play games that it has not seen
 # (games5k-c: gen-pachi5k.sh games5k-c 3 4). Same recipe as the first two rounds. The last
 # 5% of the examples, held out, are the last games of the new batch.
 set -e
