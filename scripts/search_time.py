@@ -11,7 +11,8 @@ two settings on the same positions:
     taskset -c 0 python scripts/search_time.py games/*.sgf --games 10 --early-stop &
     taskset -c 1 python scripts/search_time.py games/*.sgf --games 10
 
-``--weights FILE`` times another network in the same engine.
+``--weights FILE`` times another network in the same engine, ``--precision`` another
+arithmetic for it.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ def main() -> None:
     p.add_argument("--moves", type=int, default=None, help="Black's first N moves only")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--weights", default=None, help="a network file (default: shipped)")
+    p.add_argument(
+        "--precision", choices=("auto", "fp32", "bf16", "int8"), default="auto"
+    )
     args = p.parse_args()
     spec = PlayerSpec(
         simulations=args.simulations,
@@ -44,6 +48,7 @@ def main() -> None:
         rollout_threads=args.rollout_threads,
         early_stop=args.early_stop,
         weights=args.weights,
+        precision=None if args.precision == "auto" else args.precision,
     )
     choice = PlayerChoice(spec, log=lambda line: None)
     seconds, sims, reused, searches = 0.0, 0, 0, 0

@@ -15,7 +15,7 @@ from nets_helpers import positions_of, random_board, tiny_net  # noqa: E402
 import goboard  # noqa: E402
 from alphago.nets import NetConfig, NetEvaluator, PolicyValueNet  # noqa: E402
 from alphago.nets import precision as prec  # noqa: E402
-from alphago.nets.agreement import bf16_agreement, self_play_positions  # noqa: E402
+from alphago.nets.agreement import precision_agreement, self_play_positions  # noqa: E402
 from alphago.nets.shipped import shipped_weights  # noqa: E402
 from alphago.nets.weights import load_weights  # noqa: E402
 from alphago.train.learner import Learner, TrainConfig  # noqa: E402
@@ -36,7 +36,8 @@ def test_cpu_precisions() -> None:
     assert prec.supported_precisions(CPU) == ("fp32", "bf16")
     with pytest.raises(ValueError, match="fp16 needs a CUDA device; use fp32 or bf16"):
         prec.resolve_precision("fp16", CPU)
-    with pytest.raises(ValueError, match="one of fp32, bf16, fp16 or auto, not 'fp8'"):
+    unknown = "one of fp32, bf16, fp16, int8 or auto, not 'fp8'"
+    with pytest.raises(ValueError, match=unknown):
         prec.resolve_precision("fp8", CPU)
     with pytest.raises(TypeError):
         prec.resolve_precision(16, CPU)  # type: ignore[arg-type]
@@ -290,7 +291,7 @@ def test_bf16_agrees_with_fp32_on_the_shipped_net() -> None:
     # error mean 0.0025, max 0.036.
     path = shipped_weights(9)
     assert path is not None
-    got = bf16_agreement(load_weights(path), 9, games=16, moves=40)
+    got = precision_agreement(load_weights(path), 9, games=16, moves=40)
     assert got["positions"] > 500
     assert got["agreement"] >= 0.97
     assert got["value_mean"] < 0.01 and got["value_max"] < 0.1
@@ -365,7 +366,9 @@ def test_learner_bf16_trains_close_to_fp32() -> None:
 def _allow_fp16_on_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
     # The CPU refuses fp16 for users (slow, pointless); torch's CPU autocast and
     # GradScaler still run it, which lets this test drive the scaler code on CPU.
-    monkeypatch.setattr(prec, "supported_precisions", lambda device: prec.PRECISIONS)
+    monkeypatch.setattr(
+        prec, "supported_precisions", lambda device, inference=False: prec.PRECISIONS
+    )
 
 
 def test_fp16_overflow_skips_the_step_and_says_so(

@@ -12,14 +12,14 @@ pytest.importorskip("torch")
 
 from nets_helpers import tiny_net  # noqa: E402
 
-from alphago.nets.agreement import bf16_agreement  # noqa: E402
+from alphago.nets.agreement import precision_agreement  # noqa: E402
 from alphago.nets.weights import save_weights  # noqa: E402
 
 precision_check = load_script("precision_check")
 
 
 def test_agreement_counts_every_position_and_finds_bf16_close() -> None:
-    got = bf16_agreement(tiny_net(5, blocks=2), 5, games=3, moves=6, batch=4)
+    got = precision_agreement(tiny_net(5, blocks=2), 5, games=3, moves=6, batch=4)
     assert got["positions"] == 18  # the three seeded games all last 6 moves
     assert 0.9 <= got["agreement"] <= 1.0
     assert 0 < got["value_max"] < 0.1  # bf16 really ran, and stayed close
@@ -58,10 +58,10 @@ def test_every_call_is_large_enough_to_run_in_bf16(
         return evaluate(self, positions)
 
     monkeypatch.setattr(NetEvaluator, "evaluate", spy)
-    got = bf16_agreement(tiny_net(5), 5, games=3, moves=3, batch=4)
+    got = precision_agreement(tiny_net(5), 5, games=3, moves=3, batch=4)
     assert got["positions"] == 9 and sum(sizes) == 9  # 9 = 4 + 5, not 4 + 4 + 1
     assert min(sizes) >= CPU_BF16_MIN_ROWS
     with pytest.raises(ValueError, match=f"batch must be at least {CPU_BF16_MIN_ROWS}"):
-        bf16_agreement(tiny_net(5), 5, games=3, moves=3, batch=3)
+        precision_agreement(tiny_net(5), 5, games=3, moves=3, batch=3)
     with pytest.raises(ValueError, match=f"2 positions: at least {CPU_BF16_MIN_ROWS}"):
-        bf16_agreement(tiny_net(5), 5, games=1, moves=2)
+        precision_agreement(tiny_net(5), 5, games=1, moves=2)

@@ -55,10 +55,11 @@ def _add_device_options(p: argparse.ArgumentParser, device: str = "cpu") -> None
     )
     p.add_argument(
         "--precision",
-        choices=("auto", "fp32", "bf16", "fp16"),
+        choices=("auto", "fp32", "bf16", "fp16", "int8"),
         default="auto",
         help="network arithmetic: auto (bf16 on CUDA and on CPUs with AMX or "
-        "AVX512-BF16, else fp32), fp32, bf16 (autocast) or fp16 (CUDA only)",
+        "AVX512-BF16, else fp32), fp32, bf16 (autocast), fp16 (CUDA only) or int8 "
+        "(CPUs with VNNI: an int8 copy of the net, calibrated at start-up)",
     )
 
 
@@ -68,7 +69,7 @@ def check_device_options(args: argparse.Namespace) -> None:
     from alphago.nets.precision import resolve_device, resolve_precision
 
     device = resolve_device(args.device)
-    resolve_precision(args.precision, device)
+    resolve_precision(args.precision, device, inference=True)
 
 
 def _add_resign_option(p: argparse.ArgumentParser, who: str) -> None:

@@ -39,6 +39,7 @@ from goboard import symmetries
 from search.evaluator import Positions, make_rng
 
 from .graphs import GraphedForward, graphs_wanted
+from .int8 import Int8Network
 from .model import PolicyValueNet
 from .precision import autocast, compute_dtype, resolve_device, resolve_precision
 
@@ -115,12 +116,14 @@ class NetEvaluator:
         threads: if given, ``torch.set_num_threads(threads)`` (process-wide).
         symmetries: "none", "random", "average" or k in 1..8 (module docstring).
         seed: int, Generator or None: the source of the random transforms.
-        precision: "fp32", "bf16", "fp16", or None for the device's inference
-            default (bf16 on CUDA and on CPUs with AMX or AVX512-BF16, fp32
-            elsewhere); ValueError where the device cannot run it
+        precision: "fp32", "bf16", "fp16", "int8", or None for the device's
+            inference default (bf16 on CUDA and on CPUs with AMX or AVX512-BF16,
+            fp32 elsewhere); ValueError where the device cannot run it
             (:mod:`alphago.nets.precision`). On the CPU, bf16 runs calls of at least
             ``CPU_BF16_MIN_ROWS`` rows; smaller ones run in float32, which oneDNN
-            does faster there.
+            does faster there. int8 (CPUs with VNNI) evaluates an int8 copy of the
+            model made here (:mod:`alphago.nets.int8`): later changes to the
+            model's weights do not reach it.
         cuda_graphs: on a CUDA device, run the network as CUDA graphs
             (:mod:`alphago.nets.graphs`); None: yes, unless the environment sets
             ``ALPHAGO_CUDA_GRAPHS=0``. Ignored on other devices.
@@ -175,6 +178,8 @@ class NetEvaluator:
         self._staged: Tensor | None = None
         self._inputs: dict[torch.dtype, Tensor] = {}
         self._graphed = None
+        # int8 runs a quantized copy (a snapshot of the model as it is now).
+        self._int8 = Int8Network(self.model) if self.precision == "int8" else None
         if graphs_wanted(cuda_graphs) and self.device.type == "cuda":
             self._graphed = GraphedForward(
                 self.model, self.device, self.precision, compute_dtype(self.precision)
@@ -202,8 +207,8 @@ class NetEvaluator:
 
     def _precision_for(self, rows: int) -> str:
         """The precision a call of ``rows`` rows runs in (class docstring)."""
-        if self.device.type == "cpu" and rows < CPU_BF16_MIN_ROWS:
-            return "fp32"
+        if self.precision == "bf16" and self.device.type == "cpu":
+            return "fp32" if rows < CPU_BF16_MIN_ROWS else "bf16"
         return self.precision
 
     def _input_buffer(self, rows: int, dtype: torch.dtype) -> Tensor:
@@ -290,6 +295,8 @@ class NetEvaluator:
                 inputs[a:b].copy_(_transform(x[a:b], s))
             if self._graphed is not None:
                 logits, values, owner = self._graphed(rows)
+            elif self._int8 is not None:
+                logits, values, owner = self._int8(inputs)
             else:
                 with autocast(self.device, precision):
                     logits, values, owner = self.model(inputs)

@@ -27,6 +27,10 @@ Precisions (what the forward pass, and in training the backward pass, computes i
   whose gradients overflow is skipped, and the learner counts and logs those.
   The CPU refuses fp16: CPUs have no fast float16 arithmetic and its loss scaling
   would buy nothing there.
+- ``"int8"``: the search's network calls on CPUs with VNNI (:func:`int8_supported`),
+  through an int8 copy of the network (:mod:`alphago.nets.int8`): inference only,
+  never the default (it strays further from fp32 than bf16 does; README's "Devices
+  and precision" has the figures). Training and CUDA devices refuse it.
 
 ``None`` (or ``"auto"``) asks for the device's default (:func:`default_precision`).
 """
@@ -41,6 +45,7 @@ from typing import Any
 import torch
 
 __all__ = [
+    "INT8_ENGINE",
     "PRECISIONS",
     "autocast",
     "compute_dtype",
@@ -50,15 +55,26 @@ __all__ = [
     "denormals_flushed",
     "flush_denormals",
     "flushing_denormals",
+    "int8_supported",
     "resolve_device",
     "resolve_precision",
     "supported_precisions",
 ]
 
 #: The precision names, in the order the command line lists them.
-PRECISIONS = ("fp32", "bf16", "fp16")
+PRECISIONS = ("fp32", "bf16", "fp16", "int8")
 
-_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+#: The dtype each precision's input (and autocast) computes in; int8 takes float32
+#: planes and quantizes them itself.
+_DTYPES = {
+    "fp32": torch.float32,
+    "bf16": torch.bfloat16,
+    "fp16": torch.float16,
+    "int8": torch.float32,
+}
+
+#: torch's quantized engine that runs :mod:`alphago.nets.int8` networks.
+INT8_ENGINE = "onednn"
 
 
 def flushing_denormals() -> bool:
@@ -132,14 +148,33 @@ def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
     return dev
 
 
-def supported_precisions(device: torch.device) -> tuple[str, ...]:
-    """The precisions ``device`` runs (module docstring)."""
+def supported_precisions(
+    device: torch.device, inference: bool = False
+) -> tuple[str, ...]:
+    """The precisions ``device`` runs (module docstring): for training, or with
+    ``inference`` for the search's network calls."""
     if device.type == "cuda":
         bf16 = torch.cuda.is_bf16_supported()
         return ("fp32", "bf16", "fp16") if bf16 else ("fp32", "fp16")
     if device.type == "cpu":
-        return ("fp32", "bf16")
+        int8 = ("int8",) if inference and int8_supported() else ()
+        return ("fp32", "bf16", *int8)
     return ("fp32",)
+
+
+def int8_supported() -> bool:
+    """Whether this CPU has VNNI and this torch the oneDNN quantized engine.
+
+    Without VNNI, x86 int8 kernels add pairs of products in 16 bits, which saturate
+    unless the activations give up a bit of their range; such CPUs keep to fp32 and
+    bf16 rather than run a slower and less exact int8.
+    """
+    probe = getattr(torch.cpu, "_is_vnni_supported", None)
+    try:
+        vnni = bool(probe is not None and probe())
+    except RuntimeError:
+        vnni = False
+    return vnni and INT8_ENGINE in torch.backends.quantized.supported_engines
 
 
 def _onednn_bf16_with(feature: str) -> bool:
@@ -193,12 +228,9 @@ def resolve_precision(
     if precision not in PRECISIONS:
         known = ", ".join(PRECISIONS)
         raise ValueError(f"precision must be one of {known} or auto, not {precision!r}")
-    allowed = supported_precisions(device)
+    allowed = supported_precisions(device, inference)
     if precision not in allowed:
-        why = {
-            "cpu": "fp16 needs a CUDA device",
-            "cuda": "this GPU has no bfloat16 (it needs Ampere or later)",
-        }.get(device.type, "only fp32 is supported there")
+        why = _why_not(precision, device, inference)
         raise ValueError(
             f"precision {precision} does not run on {device}: {why}; use "
             f"{' or '.join(allowed)}"
@@ -206,18 +238,37 @@ def resolve_precision(
     return precision
 
 
+def _why_not(precision: str, device: torch.device, inference: bool) -> str:
+    """Why ``device`` cannot run ``precision`` (for :func:`resolve_precision`)."""
+    if precision == "int8":
+        if not inference:
+            return "int8 is for the search's network calls, not training"
+        if device.type != "cpu":
+            return "int8 runs on CPUs only"
+        return (
+            "int8 needs a CPU with VNNI (AVX512-VNNI or AVX-VNNI) and torch's "
+            "oneDNN quantized engine"
+        )
+    return {
+        "cpu": "fp16 needs a CUDA device",
+        "cuda": "this GPU has no bfloat16 (it needs Ampere or later)",
+    }.get(device.type, "only fp32 is supported there")
+
+
 def compute_dtype(precision: str) -> torch.dtype:
-    """The dtype autocast computes in under ``precision``."""
+    """The dtype autocast computes in under ``precision`` (the network's input
+    dtype: float32 for int8, which quantizes its input itself)."""
     return _DTYPES[precision]
 
 
 def autocast(
     device: torch.device, precision: str, cache: bool = True
 ) -> contextlib.AbstractContextManager[Any]:
-    """``torch.autocast`` for ``precision`` on ``device`` (a no-op context for fp32).
+    """``torch.autocast`` for ``precision`` on ``device`` (a no-op context for fp32
+    and int8).
     ``cache=False`` casts the weights afresh on every use, as a CUDA graph capture
     needs (a cached cast would be a tensor made during the capture)."""
-    if precision == "fp32":
+    if precision in ("fp32", "int8"):
         return contextlib.nullcontext()
     return torch.autocast(
         device_type=device.type, dtype=_DTYPES[precision], cache_enabled=cache
