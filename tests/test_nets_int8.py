@@ -22,7 +22,7 @@ from alphago.nets.weights import load_weights  # noqa: E402
 
 CPU = torch.device("cpu")
 INT8 = prec.int8_supported()
-needs_int8 = pytest.mark.skipif(not INT8, reason="no VNNI or oneDNN int8 here")
+needs_int8 = pytest.mark.skipif(not INT8, reason="no AVX512-VNNI or oneDNN int8 here")
 
 
 def _pooling_net() -> PolicyValueNet:
@@ -174,11 +174,11 @@ def test_int8_is_for_inference_on_cpus_only() -> None:
 def test_cpus_without_vnni_refuse_int8(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(prec, "int8_supported", lambda: False)
     monkeypatch.setattr(int8_module, "int8_supported", lambda: False)
-    with pytest.raises(ValueError, match="int8 needs a CPU with VNNI"):
+    with pytest.raises(ValueError, match="int8 needs a CPU with AVX512-VNNI"):
         prec.resolve_precision("int8", CPU, inference=True)
-    with pytest.raises(ValueError, match="int8 needs a CPU with VNNI"):
+    with pytest.raises(ValueError, match="int8 needs a CPU with AVX512-VNNI"):
         NetEvaluator(tiny_net(9), precision="int8")
-    with pytest.raises(ValueError, match="int8 needs a CPU with VNNI"):
+    with pytest.raises(ValueError, match="int8 needs a CPU with AVX512-VNNI"):
         Int8Network(tiny_net(9))
 
 

@@ -59,7 +59,7 @@ def _add_device_options(p: argparse.ArgumentParser, device: str = "cpu") -> None
         default="auto",
         help="network arithmetic: auto (bf16 on CUDA and on CPUs with AMX or "
         "AVX512-BF16, else fp32), fp32, bf16 (autocast), fp16 (CUDA only) or int8 "
-        "(CPUs with VNNI: an int8 copy of the net, calibrated at start-up)",
+        "(CPUs with AVX512-VNNI: an int8 copy of the net, calibrated at start-up)",
     )
 
 

@@ -1,8 +1,8 @@
 """int8 inference on the CPU: a :class:`PolicyValueNet`'s convolutions in 8 bits.
 
-CPUs with VNNI (AVX512-VNNI, AVX-VNNI) multiply-accumulate four 8-bit products per
-32-bit lane in one instruction, twice bfloat16's rate with AVX512-BF16 and four times
-float32's. :class:`Int8Network` is an inference-only copy of a network that uses them:
+CPUs with AVX512-VNNI multiply-accumulate four 8-bit products per 32-bit lane in one
+instruction, twice bfloat16's rate with AVX512-BF16 and four times float32's.
+:class:`Int8Network` is an inference-only copy of a network that uses them:
 
 - batch norm is folded into the convolution before it (eval mode's running statistics
   make it an affine map per channel: ``W' = W * s``, ``b' = beta - mean * s`` with
@@ -11,7 +11,7 @@ float32's. :class:`Int8Network` is an inference-only copy of a network that uses
   quantized after training by torch's FX graph mode on the oneDNN engine: weights
   int8 per output channel, activations uint8 per tensor with ranges set from a
   histogram of the activations of calibration positions (:func:`calibration_planes`),
-  convolution + add + ReLU fused into one kernel;
+  each convolution fused with the ReLU after it, each residual sum with its ReLU;
 - the heads' fully connected layers stay in float32: they are a few percent of the
   arithmetic and the outputs the search reads come out of them;
 - global pooling blocks stay in float32 (their mean and max over the board would
@@ -180,9 +180,10 @@ def _quantize(tower: _Tower, calibration: Tensor) -> nn.Module:
 def calibration_planes(
     net: PolicyValueNet, positions: int = CALIBRATION_POSITIONS, seed: int = 0
 ) -> Tensor:
-    """float32 planes [positions, C, N, N] of positions ``net`` meets in play: eight
-    games played in lock-step, each move drawn from the net's policy (in the CPU's
-    inference precision), for up to half a board of moves each, sampled evenly.
+    """float32 planes [positions, C, N, N] of positions ``net`` (in eval mode) meets
+    in play: eight games played in lock-step, each move drawn from the net's policy
+    (in the CPU's inference precision), for up to half a board of moves each,
+    sampled evenly.
 
     Positions of the net's own games set its activations' ranges better than random
     or pattern-policy playouts did on 9x9 (96.8% top-1 agreement with fp32 against
@@ -243,7 +244,7 @@ class Int8Network(nn.Module):
             )
         if not int8_supported():
             raise ValueError(
-                "int8 needs a CPU with VNNI (AVX512-VNNI or AVX-VNNI) and torch's "
+                "int8 needs a CPU with AVX512-VNNI and torch's "
                 "oneDNN quantized engine; use fp32 or bf16"
             )
         self.config = net.config

@@ -27,8 +27,8 @@ Precisions (what the forward pass, and in training the backward pass, computes i
   whose gradients overflow is skipped, and the learner counts and logs those.
   The CPU refuses fp16: CPUs have no fast float16 arithmetic and its loss scaling
   would buy nothing there.
-- ``"int8"``: the search's network calls on CPUs with VNNI (:func:`int8_supported`),
-  through an int8 copy of the network (:mod:`alphago.nets.int8`): inference only,
+- ``"int8"``: the search's network calls on CPUs with AVX512-VNNI
+  (:func:`int8_supported`), through an int8 copy of the network (:mod:`alphago.nets.int8`): inference only,
   never the default (it strays further from fp32 than bf16 does; README's "Devices
   and precision" has the figures). Training and CUDA devices refuse it.
 
@@ -163,7 +163,9 @@ def supported_precisions(
 
 
 def int8_supported() -> bool:
-    """Whether this CPU has VNNI and this torch the oneDNN quantized engine.
+    """Whether this CPU has AVX512-VNNI (torch's probe, which does not report the
+    256-bit AVX-VNNI of some desktop CPUs) and this torch the oneDNN quantized
+    engine.
 
     Without VNNI, x86 int8 kernels add pairs of products in 16 bits, which saturate
     unless the activations give up a bit of their range; such CPUs keep to fp32 and
@@ -245,10 +247,7 @@ def _why_not(precision: str, device: torch.device, inference: bool) -> str:
             return "int8 is for the search's network calls, not training"
         if device.type != "cpu":
             return "int8 runs on CPUs only"
-        return (
-            "int8 needs a CPU with VNNI (AVX512-VNNI or AVX-VNNI) and torch's "
-            "oneDNN quantized engine"
-        )
+        return "int8 needs a CPU with AVX512-VNNI and torch's oneDNN quantized engine"
     return {
         "cpu": "fp16 needs a CUDA device",
         "cuda": "this GPU has no bfloat16 (it needs Ampere or later)",
