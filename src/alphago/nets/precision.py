@@ -28,9 +28,10 @@ Precisions (what the forward pass, and in training the backward pass, computes i
   The CPU refuses fp16: CPUs have no fast float16 arithmetic and its loss scaling
   would buy nothing there.
 - ``"int8"``: the search's network calls on CPUs with AVX512-VNNI
-  (:func:`int8_supported`), through an int8 copy of the network (:mod:`alphago.nets.int8`): inference only,
-  never the default (it strays further from fp32 than bf16 does; README's "Devices
-  and precision" has the figures). Training and CUDA devices refuse it.
+  (:func:`int8_supported`), through an int8 copy of the network
+  (:mod:`alphago.nets.int8`): inference only, never the default (it strays further
+  from fp32 than bf16 does; README's "Devices and precision" has the figures).
+  Training and CUDA devices refuse it.
 
 ``None`` (or ``"auto"``) asks for the device's default (:func:`default_precision`).
 """
