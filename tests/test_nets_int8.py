@@ -57,14 +57,16 @@ def test_folding_batch_norm_changes_nothing() -> None:
     x = _planes(net, 6, 0)
     with torch.no_grad():
         logits, value, owner = net(x)
-        p, v, o = tower(x)
+        p, v, h = tower(x)
         folded_logits = net.policy_fc(torch.flatten(p, 1))
         hidden = torch.relu(net.value_fc1(torch.flatten(v, 1)))
         folded_value = torch.tanh(net.value_fc2(hidden)).squeeze(1)
     torch.testing.assert_close(folded_logits, logits, atol=1e-4, rtol=1e-4)
     torch.testing.assert_close(folded_value, value, atol=1e-5, rtol=1e-5)
     assert owner is not None
-    torch.testing.assert_close(torch.tanh(o).squeeze(1), owner, atol=1e-5, rtol=1e-5)
+    assert net.ownership_conv is not None
+    folded_owner = torch.tanh(net.ownership_conv(h)).squeeze(1)
+    torch.testing.assert_close(folded_owner, owner, atol=1e-5, rtol=1e-5)
 
 
 def test_calibration_positions_come_from_the_nets_games() -> None:
@@ -100,7 +102,10 @@ def test_int8_network_stays_close_to_fp32() -> None:
     q_p = torch.softmax(q_logits, 1)
     assert 0.5 * (p - q_p).abs().sum(1).mean() < 0.05
     assert (q_value - value).abs().max() < 0.1
-    assert (q_owner - owner).abs().mean() < 0.05
+    assert (q_owner - owner).abs().mean() < 0.01
+    # The ownership head runs in float32 on the tower's output: a map of nearly as
+    # many shades as points, not the 256 steps of a quantized output.
+    assert torch.unique(q_owner).numel() > q_owner.numel() // 2
 
 
 @needs_int8

@@ -7,13 +7,16 @@ instruction, twice bfloat16's rate with AVX512-BF16 and four times float32's.
 - batch norm is folded into the convolution before it (eval mode's running statistics
   make it an affine map per channel: ``W' = W * s``, ``b' = beta - mean * s`` with
   ``s = 1 / sqrt(var + eps)``), so each conv + BN pair is one convolution with a bias;
-- the folded tower (input block, residual blocks, the heads' 1x1 convolutions) is
-  quantized after training by torch's FX graph mode on the oneDNN engine: weights
-  int8 per output channel, activations uint8 per tensor with ranges set from a
-  histogram of the activations of calibration positions (:func:`calibration_planes`),
-  each convolution fused with the ReLU after it, each residual sum with its ReLU;
-- the heads' fully connected layers stay in float32: they are a few percent of the
-  arithmetic and the outputs the search reads come out of them;
+- the folded tower (input block, residual blocks, the policy and value heads' 1x1
+  convolutions) is quantized after training by torch's FX graph mode on the oneDNN
+  engine: weights int8 per output channel, activations uint8 per tensor with ranges
+  set from a histogram of the activations of calibration positions
+  (:func:`calibration_planes`), each convolution fused with the ReLU after it, each
+  residual sum with its ReLU;
+- the heads' fully connected layers, and the ownership head's 1x1 convolution, stay
+  in float32: they are a few percent of the arithmetic and the outputs the search
+  and the analyses read come out of them (quantized per tensor, ownership came in
+  steps of 0.04, coarse for a GUI's map and for a score summed over the board);
 - global pooling blocks stay in float32 (their mean and max over the board would
   need ranges of their own); the tower quantizes their outputs again.
 
@@ -110,7 +113,7 @@ class _PoolingBlock(nn.Module):
 
 class _Tower(nn.Module):
     """The convolutional part, batch norms folded: planes -> (policy features,
-    value features[, ownership logits])."""
+    value features[, the tower's output, for the ownership head])."""
 
     def __init__(self, net: PolicyValueNet) -> None:
         super().__init__()
@@ -125,15 +128,16 @@ class _Tower(nn.Module):
         )
         self.policy_conv = _folded(net.policy_conv, net.policy_bn)
         self.value_conv = _folded(net.value_conv, net.value_bn)
-        self.ownership_conv = copy.deepcopy(net.ownership_conv)
+        # The ownership head reads the tower's output itself (float32, below).
+        self.tower_out = net.ownership_conv is not None
 
     def forward(self, x: Tensor) -> tuple[Tensor, ...]:
         h = self.blocks(F.relu(self.conv_in(x)))
         p = F.relu(self.policy_conv(h))
         v = F.relu(self.value_conv(h))
-        if self.ownership_conv is None:
+        if not self.tower_out:
             return p, v
-        return p, v, self.ownership_conv(h)
+        return p, v, h
 
 
 @contextlib.contextmanager
@@ -258,11 +262,14 @@ class Int8Network(nn.Module):
         self.policy_fc = cpu.policy_fc
         self.value_fc1 = cpu.value_fc1
         self.value_fc2 = cpu.value_fc2
+        self.ownership_conv = cpu.ownership_conv
 
     def forward(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor | None]:
         out = self.tower(x.float())
         logits = self.policy_fc(torch.flatten(out[0], 1))
         v = F.relu(self.value_fc1(torch.flatten(out[1], 1)))
         value = torch.tanh(self.value_fc2(v)).squeeze(1)
-        owner = torch.tanh(out[2]).squeeze(1) if len(out) == 3 else None
+        owner = None
+        if self.ownership_conv is not None:
+            owner = torch.tanh(self.ownership_conv(out[2])).squeeze(1)
         return logits, value, owner
