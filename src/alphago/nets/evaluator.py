@@ -121,8 +121,8 @@ class NetEvaluator:
             fp32 elsewhere); ValueError where the device cannot run it
             (:mod:`alphago.nets.precision`). On the CPU, bf16 runs calls of at least
             ``CPU_BF16_MIN_ROWS`` rows; smaller ones run in float32, which oneDNN
-            does faster there. int8 (CPUs with VNNI) evaluates an int8 copy of the
-            model made here (:mod:`alphago.nets.int8`): later changes to the
+            does faster there. int8 (CPUs with AVX512-VNNI) evaluates an int8 copy
+            of the model made here (:mod:`alphago.nets.int8`): later changes to the
             model's weights do not reach it.
         cuda_graphs: on a CUDA device, run the network as CUDA graphs
             (:mod:`alphago.nets.graphs`); None: yes, unless the environment sets

@@ -47,7 +47,7 @@ from .model import (
     PolicyValueNet,
     ResidualBlock,
 )
-from .precision import INT8_ENGINE, autocast, default_precision, int8_supported
+from .precision import INT8_ENGINE, autocast, default_precision, resolve_precision
 
 __all__ = [
     "CALIBRATION_POSITIONS",
@@ -246,11 +246,7 @@ class Int8Network(nn.Module):
             raise ValueError(
                 f"int8 runs PolicyValueNet networks only, not {type(net).__name__}"
             )
-        if not int8_supported():
-            raise ValueError(
-                "int8 needs a CPU with AVX512-VNNI and torch's "
-                "oneDNN quantized engine; use fp32 or bf16"
-            )
+        resolve_precision("int8", torch.device("cpu"), inference=True)
         self.config = net.config
         was_training = net.training
         net.eval()
