@@ -15,7 +15,8 @@ from nets_helpers import positions_of, random_board, tiny_net  # noqa: E402
 import goboard  # noqa: E402
 from alphago.nets import NetConfig, NetEvaluator, PolicyValueNet  # noqa: E402
 from alphago.nets import precision as prec  # noqa: E402
-from alphago.nets.agreement import precision_agreement, self_play_positions  # noqa: E402
+from alphago.nets.agreement import precision_agreement  # noqa: E402
+from alphago.nets.own_games import self_play_positions  # noqa: E402
 from alphago.nets.shipped import shipped_weights  # noqa: E402
 from alphago.nets.weights import load_weights  # noqa: E402
 from alphago.train.learner import Learner, TrainConfig  # noqa: E402

@@ -12,37 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-import goboard
-from search import Positions
-
 from .evaluator import CPU_BF16_MIN_ROWS, NetEvaluator
 from .model import PolicyValueNet
+from .own_games import positions_of, self_play_positions
 
-__all__ = ["precision_agreement", "self_play_positions"]
-
-
-def self_play_positions(
-    evaluator: NetEvaluator, size: int, games: int, moves: int, seed: int
-) -> list[goboard.Board]:
-    """Every position of ``games`` games of at most ``moves`` moves, each move drawn
-    from ``evaluator``'s policy: the positions the network meets in play."""
-    rng = np.random.default_rng(seed)
-    boards = [goboard.Board(size, 7.5, "chinese") for _ in range(games)]
-    seen: list[goboard.Board] = []
-    for _ in range(moves):
-        live = [b for b in boards if not b.is_over]
-        if not live:
-            break
-        seen.extend(b.copy() for b in live)
-        priors, _ = evaluator.evaluate(_positions_of(live))
-        for board, p in zip(live, priors, strict=True):
-            board.play(int(rng.choice(len(p), p=p / p.sum())))
-    return seen
-
-
-def _positions_of(boards: list[goboard.Board]) -> Positions:
-    """The boards as the roots of a fresh pool: one position each."""
-    return Positions(goboard.Pool(boards, 2), np.arange(len(boards)) * 2)
+__all__ = ["precision_agreement"]
 
 
 def precision_agreement(
@@ -87,7 +61,7 @@ def precision_agreement(
     p_other: list[np.ndarray] = []
     v_other: list[np.ndarray] = []
     for rows in calls:
-        chunk = _positions_of([boards[i] for i in rows])
+        chunk = positions_of([boards[i] for i in rows])
         for ev, priors, values in ((fp32, p32, v32), (other, p_other, v_other)):
             pr, va = ev.evaluate(chunk)
             priors.append(pr)

@@ -37,7 +37,6 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-import goboard
 from search import Positions
 
 from .model import (
@@ -47,6 +46,7 @@ from .model import (
     PolicyValueNet,
     ResidualBlock,
 )
+from .own_games import positions_of, self_play_positions
 from .precision import INT8_ENGINE, autocast, default_precision, resolve_precision
 
 __all__ = [
@@ -193,38 +193,38 @@ def calibration_planes(
     or pattern-policy playouts did on 9x9 (96.8% top-1 agreement with fp32 against
     94-95%); on 19x19 the three came out alike, about 96.5%.
     """
-    config = net.config
-    size = config.board_size
-    precision = default_precision(torch.device("cpu"), inference=True)
-    rng = np.random.default_rng(seed)
-    boards = [goboard.Board(size, 7.5, "chinese") for _ in range(8)]
-    seen: list[goboard.Board] = []
-    for _ in range(max(1, size * size // 2)):
-        live = [b for b in boards if not b.is_over]
-        if not live:
-            break
-        seen.extend(b.copy() for b in live)
-        planes, legal = _planes(live, config)
+    size = net.config.board_size
+    seen = self_play_positions(_Policy(net), size, 8, max(1, size * size // 2), seed)
+    chosen = np.linspace(0, len(seen) - 1, min(positions, len(seen))).round()
+    picked = positions_of([seen[int(i)] for i in chosen])
+    return _planes(picked, net.config)
+
+
+class _Policy:
+    """``net``'s policy as a search evaluator, for :func:`self_play_positions`
+    (float64 priors over the legal moves; the values are not needed)."""
+
+    def __init__(self, net: PolicyValueNet) -> None:
+        self.net = net
+        self.precision = default_precision(torch.device("cpu"), inference=True)
+
+    def evaluate(self, positions: Positions) -> tuple[np.ndarray, np.ndarray]:
+        planes = _planes(positions, self.net.config)
+        legal = torch.from_numpy(positions.legal_masks())
         with torch.inference_mode():
-            with autocast(torch.device("cpu"), precision):
-                logits = net(planes)[0].float()
+            with autocast(torch.device("cpu"), self.precision):
+                logits = self.net(planes)[0].float()
             logits[~legal] = -torch.inf
             priors = torch.softmax(logits, dim=1).double().numpy()
-        for board, p in zip(live, priors, strict=True):
-            board.play(int(rng.choice(len(p), p=p / p.sum())))
-    chosen = np.linspace(0, len(seen) - 1, min(positions, len(seen))).round()
-    return _planes([seen[int(i)] for i in chosen], config)[0]
+        return priors, np.zeros(len(positions))
 
 
-def _planes(boards: list[goboard.Board], config: NetConfig) -> tuple[Tensor, Tensor]:
-    """float32 planes [B, C, N, N] and legal-move masks [B, N*N + 1] of ``boards``."""
-    pool = goboard.Pool(boards, 2)
-    slots = np.arange(len(boards)) * 2
+def _planes(positions: Positions, config: NetConfig) -> Tensor:
+    """float32 planes [B, C, N, N] of ``positions``."""
     n = config.board_size
-    planes = np.zeros((len(boards), config.planes, n, n), np.uint8)
-    pool.features(slots, config.input_planes, out=planes)
-    legal = Positions(pool, slots).legal_masks()
-    return torch.from_numpy(planes).float(), torch.from_numpy(legal)
+    planes = np.zeros((len(positions), config.planes, n, n), np.uint8)
+    positions.pool.features(positions.slots, config.input_planes, out=planes)
+    return torch.from_numpy(planes).float()
 
 
 class Int8Network(nn.Module):
