@@ -54,6 +54,24 @@ def test_bias_reads_black_view_values_from_the_players_side() -> None:
     assert b.mean_value == pytest.approx((0.5 - 0.5 + 0.2 + 0.9) / 4)
     assert b.says_ahead == pytest.approx(0.75)  # all but the second
     assert b.won == pytest.approx(0.25)
+    assert b.right == pytest.approx(0.5)  # the first two
+
+
+def test_ownership_margins_are_blacks_less_komi() -> None:
+    """A head that gives every point to the side to move: Black to move reads
+    25 - komi for Black, White to move -25 - komi."""
+
+    class Net:
+        config = SimpleNamespace(input_planes="agz17")
+
+        def heads(self, x: torch.Tensor, score: bool = True) -> SimpleNamespace:
+            return SimpleNamespace(ownership_logit=torch.full((x.shape[0], 5, 5), 20.0))
+
+    black_to_move = goboard.Board(5, 7.5)
+    white_to_move = goboard.Board(5, 7.5)
+    white_to_move.play(12)
+    margins = vb.ownership_margins(Net(), [black_to_move, white_to_move])
+    assert margins.tolist() == pytest.approx([25 - 7.5, -25 - 7.5])
 
 
 def test_net_values_turn_the_side_to_move_view_into_blacks() -> None:
