@@ -187,6 +187,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lr", type=float, help="default: 3e-3 ownership, 3e-4 value")
     parser.add_argument("--weight-decay", type=float, default=0.1)
     args = parser.parse_args(argv)
+    if args.steps < 1 or args.batch < 1 or args.val_shards < 1:
+        parser.error("--steps, --batch and --val-shards must be at least 1")
     if args.lr is None:
         args.lr = 3e-3 if args.head == "ownership" else 3e-4
     torch.set_num_threads(1)
@@ -209,6 +211,12 @@ def main(argv: list[str] | None = None) -> None:
 
     train = randomly_turned(load_shards(paths[: -args.val_shards]), rng)
     held = load_shards(paths[-args.val_shards :])
+    cfg = net.config
+    want = (cfg.planes, cfg.board_size, cfg.board_size)
+    if train.planes.shape[1:] != want or held.planes.shape[1:] != want:
+        parser.error(
+            f"the shards' positions are not {want} planes: another net's games"
+        )
     h_train, h_held = tower(net, train.planes), tower(net, held.planes)
     print(f"{len(train.value)} positions to learn from, {len(held.value)} held out")
     if args.head == "value":

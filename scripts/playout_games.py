@@ -2,22 +2,23 @@
 
 Each batch plays ``--games`` games in lock-step, every move drawn from the network's
 policy (temperature 1) except one: move U, drawn uniformly from 1..--u-max per game, is
-uniformly random among the legal moves (AlphaGo 2016's value data, for variety). The
+uniformly random among the legal moves that fill no own eye (AlphaGo 2016's value
+data, for variety). The
 games are played out as random playouts are: a player never fills one of its own true
 eyes and passes only when nothing else is left, so that the game ends with the dead
 stones captured and the area count (Tromp-Taylor) is the real result. A network
 trained on professional games would otherwise pass with dead stones on the board.
 
 Kept from each game: the positions after moves U, U+60, U+120 and U+180 (those the
-game reaches; alphago49 planes, the side to move's view), the result for the side to
-move at each (+1 / -1; 0 where the game ended before it), and the final ownership
-(Black's view, +1 / -1 / 0). Batch ``i`` is seeded by ``--seed + i`` and written to
+game reaches, as the network's input planes), the result for the side to move at each
+(+1 / -1; 0 where the game ended before it), and the final ownership (Black's view,
++1 / -1 / 0). Batch ``i`` is seeded by ``--seed + i`` and written to
 ``OUT/sSEED.npz`` (atomically; a rerun skips the batches already there), with each
 game's SGF under ``OUT/sgf/sSEED`` when ``--sgf`` is given (the result is the counted
 margin, which ``scripts/score_check.py`` reads).
 
     python scripts/playout_games.py runs/playout19 --batches 4 --seed 300000
-    python scripts/fit_ownership_head.py runs/playout19 --out own19.pt
+    python scripts/fit_heads.py runs/playout19 --out own19.pt
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ from alphago.sgf import GameRecord, save_sgf
 
 #: The kept positions follow moves U + these.
 KEPT_AFTER = (0, 60, 120, 180)
-PLANES = "alphago49"
 
 
 def play_batch(
@@ -55,7 +55,8 @@ def play_batch(
     u = rng.integers(1, u_max + 1, games)
     boards = [goboard.Board(n, 7.5, "chinese") for _ in range(games)]
     moves: list[list[int]] = [[] for _ in range(games)]
-    channels = len(goboard.feature_planes(PLANES))
+    kind = evaluator.config.input_planes  # the planes the net reads
+    channels = len(goboard.feature_planes(kind))
     kept = np.zeros((games, len(KEPT_AFTER), channels, n, n), np.uint8)
     mover = np.zeros((games, len(KEPT_AFTER)), np.int64)
     cap = 3 * area  # scored as it stands after this many moves (never reached yet)
@@ -82,7 +83,7 @@ def play_batch(
             moves[i].append(move)
             for k, after in enumerate(KEPT_AFTER):
                 if ply + 1 == u[i] + after:
-                    kept[i, k] = boards[i].features(PLANES)
+                    kept[i, k] = boards[i].features(kind)
                     mover[i, k] = boards[i].to_play
     black_won = np.array([np.sign(b.score()) for b in boards])
     shard = {
@@ -126,6 +127,9 @@ def main(argv: list[str] | None = None) -> None:
         "--precision", help="inference precision (default: int8 where the CPU has it)"
     )
     args = parser.parse_args(argv)
+    for name in ("games", "batches", "u_max"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
     torch.set_num_threads(1)
     weights = args.net or shipped_weights(19)
     if weights is None:

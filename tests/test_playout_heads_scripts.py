@@ -172,3 +172,30 @@ def test_fitting_a_head_leaves_the_rest_of_the_net_as_it_was(
     for key in before:
         if key not in changed and "num_batches" not in key:
             assert torch.equal(before[key], after[key]), key
+
+
+def test_bad_requests_stop_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    net5, net7 = tmp_path / "net5.pt", tmp_path / "net7.pt"
+    save_weights(tiny_net(SIZE, "alphago49"), net5)
+    save_weights(tiny_net(7, "alphago49"), net7)
+    games = tmp_path / "games"
+    with pytest.raises(SystemExit):
+        playout.main([str(games), "--net", str(net5), "--games", "0"])
+    assert "--games must be at least 1" in capsys.readouterr().err
+    assert not games.exists()
+    playout.main(
+        [str(games), "--net", str(net5), "--games", "2", "--batches", "2"]
+        + ["--u-max", "4", "--precision", "fp32"]
+    )
+    out = tmp_path / "fitted.pt"
+    with pytest.raises(SystemExit):
+        fit_heads.main([str(games), "--net", str(net7), "--out", str(out)])
+    assert "another net's games" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        fit_heads.main(
+            [str(games), "--net", str(net5), "--out", str(out)] + ["--val-shards", "2"]
+        )
+    assert "too few to hold 2 out" in capsys.readouterr().err
+    assert not out.exists()
