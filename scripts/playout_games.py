@@ -136,21 +136,22 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("no shipped 19x19 net: give --net")
     precision = args.precision or ("int8" if int8_supported() else None)
     args.out.mkdir(parents=True, exist_ok=True)
+    # No random transforms, and int8's calibration is seeded: a batch's games depend
+    # on its seed alone.
+    evaluator = NetEvaluator(
+        load_weights(weights), symmetries="none", precision=precision
+    )
     for seed in range(args.seed, args.seed + args.batches):
         path = args.out / f"s{seed}.npz"
         if path.exists():
             continue
-        # A fresh evaluator per batch: its transforms' stream starts from the seed.
-        evaluator = NetEvaluator(
-            load_weights(weights), symmetries="none", seed=seed, precision=precision
-        )
         start = time.perf_counter()
         shard, boards, moves = play_batch(evaluator, args.games, seed, args.u_max)
+        if args.sgf:  # before the shard, whose presence marks the batch done
+            save_games(args.out / "sgf" / f"s{seed}", boards, moves)
         buffer = io.BytesIO()
         np.savez_compressed(buffer, **shard)
         atomic_write_bytes(path, buffer.getvalue())
-        if args.sgf:
-            save_games(args.out / "sgf" / f"s{seed}", boards, moves)
         print(
             f"{path}: {args.games} games, {shard['plies'].mean():.0f} moves on "
             f"average, Black won {np.mean([b.score() > 0 for b in boards]):.2f}, "

@@ -97,6 +97,11 @@ def test_the_command_writes_shards_and_counted_games_and_skips_done_ones(
     assert capsys.readouterr().out.count(" games, ") == 2
     playout.main(argv)  # both there: nothing played
     assert capsys.readouterr().out == ""
+    alone = tmp_path / "alone"  # batch 11 on its own: the same games
+    playout.main([str(alone)] + argv[1:6] + ["1", "--seed", "11"] + argv[9:])
+    with np.load(out / "s11.npz") as a, np.load(alone / "s11.npz") as b:
+        for key in a.files:
+            assert np.array_equal(a[key], b[key])
 
 
 def test_shards_read_from_the_side_to_move(tmp_path: Path) -> None:
