@@ -1,13 +1,13 @@
 """Games a network plays against itself to the end, for its ownership and value heads.
 
 Each batch plays ``--games`` games in lock-step, every move drawn from the network's
-policy (temperature 1) except one: move U, drawn uniformly from 1..--u-max per game, is
-uniformly random among the legal moves that fill no own eye (AlphaGo 2016's value
-data, for variety). The
-games are played out as random playouts are: a player never fills one of its own true
-eyes and passes only when nothing else is left, so that the game ends with the dead
-stones captured and the area count (Tromp-Taylor) is the real result. A network
-trained on professional games would otherwise pass with dead stones on the board.
+policy (at ``--temperature``, 1 by default) except one: move U, drawn uniformly from
+1..--u-max per game, is uniformly random among the legal moves that fill no own eye
+(AlphaGo 2016's value data, for variety). The games are played out as random
+playouts are: a player never fills one of its own true eyes and passes only when
+nothing else is left, so that the game ends with the dead stones captured and the
+area count (Tromp-Taylor) is the real result. A network trained on professional games
+would otherwise pass with dead stones on the board.
 
 Kept from each game: the positions after moves U, U+60, U+120 and U+180 (those the
 game reaches, as the network's input planes), the result for the side to move at each
@@ -45,7 +45,11 @@ KEPT_AFTER = (0, 60, 120, 180)
 
 
 def play_batch(
-    evaluator: NetEvaluator, games: int, seed: int, u_max: int
+    evaluator: NetEvaluator,
+    games: int,
+    seed: int,
+    u_max: int,
+    temperature: float = 1.0,
 ) -> tuple[dict[str, np.ndarray], list[goboard.Board], list[list[int]]]:
     """One batch of games (module docstring): the arrays of its shard, the final
     boards and each game's moves."""
@@ -71,6 +75,8 @@ def play_batch(
             allowed = legal[row, :area] & ~eyes[row, :area]
             ply = len(moves[i])
             p = priors[row].astype(np.float64) * legal[row]
+            if temperature != 1.0:
+                p **= 1.0 / temperature
             p[:area][~allowed] = 0.0
             if p[:area].sum() > 0:
                 p[area] = 0.0
@@ -122,6 +128,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batches", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0, help="batch i's seed: SEED + i")
     parser.add_argument("--u-max", type=int, default=350)
+    parser.add_argument(
+        "--temperature", type=float, default=1.0, help="the policy's (below 1: sharper)"
+    )
     parser.add_argument("--sgf", action="store_true", help="also write each game")
     parser.add_argument(
         "--precision", help="inference precision (default: int8 where the CPU has it)"
@@ -130,6 +139,8 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("games", "batches", "u_max"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    if not args.temperature > 0:
+        parser.error("--temperature must be above 0")
     torch.set_num_threads(1)
     weights = args.net or shipped_weights(19)
     if weights is None:
@@ -146,7 +157,9 @@ def main(argv: list[str] | None = None) -> None:
         if path.exists():
             continue
         start = time.perf_counter()
-        shard, boards, moves = play_batch(evaluator, args.games, seed, args.u_max)
+        shard, boards, moves = play_batch(
+            evaluator, args.games, seed, args.u_max, args.temperature
+        )
         if args.sgf:  # before the shard, whose presence marks the batch done
             save_games(args.out / "sgf" / f"s{seed}", boards, moves)
         buffer = io.BytesIO()

@@ -17,6 +17,7 @@ from nets_helpers import tiny_net  # noqa: E402
 import goboard  # noqa: E402
 from alphago.nets import load_weights  # noqa: E402
 from alphago.nets.evaluator import NetEvaluator  # noqa: E402
+from alphago.nets.own_games import positions_of  # noqa: E402
 from alphago.nets.weights import save_weights  # noqa: E402
 from alphago.sgf import read_sgf  # noqa: E402
 
@@ -204,3 +205,26 @@ def test_bad_requests_stop_with_a_message(
         )
     assert "too few to hold 2 out" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_low_temperature_plays_the_policys_favourite() -> None:
+    net = tiny_net(SIZE, "alphago49")
+    evaluator = NetEvaluator(net, symmetries="none")
+    shard, _, moves = playout.play_batch(evaluator, 2, 4, 3, temperature=0.02)
+    for g, line in enumerate(moves):
+        board = goboard.Board(SIZE, 7.5, "chinese")
+        for ply, move in enumerate(line[:12]):
+            if ply != shard["u"][g] - 1 and move != AREA:
+                priors, _ = evaluator.evaluate(positions_of([board]))
+                p = priors[0, :AREA].copy()
+                p[[m for m in range(AREA) if board.is_true_eye(m, board.to_play)]] = 0
+                assert move == int(np.argmax(p))
+            board.play(move)
+
+
+def test_temperature_must_be_positive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        playout.main([str(tmp_path / "g"), "--temperature", "0"])
+    assert "--temperature must be above 0" in capsys.readouterr().err
