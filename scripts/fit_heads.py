@@ -175,6 +175,33 @@ def report(label: str, net: PolicyValueNet, h: Tensor, held: Shards) -> None:
     print(line)
 
 
+Loss = Callable[[Tensor, Tensor], Tensor]
+
+
+def chosen_head(
+    net: PolicyValueNet, head: str, train: Shards, held: Shards
+) -> tuple[list[torch.nn.Module], Loss, Tensor, Tensor]:
+    """The modules that learn, their loss on (tower output, targets), and the
+    training and held-out targets."""
+    if head == "ownership":
+        conv = net.ownership_conv
+        assert conv is not None
+
+        def ownership_loss(h: Tensor, owner: Tensor) -> Tensor:
+            logits = conv(h).squeeze(1)
+            return F.binary_cross_entropy_with_logits(2 * logits, (1 + owner) / 2)
+
+        owners = torch.from_numpy(train.owner), torch.from_numpy(held.owner)
+        return [conv], ownership_loss, *owners
+
+    def value_loss(h: Tensor, value: Tensor) -> Tensor:
+        return F.mse_loss(value_of(net, h), value)
+
+    modules = [net.value_conv, net.value_bn, net.value_fc1, net.value_fc2]
+    values = torch.from_numpy(train.value), torch.from_numpy(held.value)
+    return modules, value_loss, *values
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", type=Path, help="scripts/playout_games.py's folder")
@@ -211,8 +238,8 @@ def main(argv: list[str] | None = None) -> None:
 
     train = randomly_turned(load_shards(paths[: -args.val_shards]), rng)
     held = load_shards(paths[-args.val_shards :])
-    cfg = net.config
-    want = (cfg.planes, cfg.board_size, cfg.board_size)
+    n = net.config.board_size
+    want = (net.config.planes, n, n)
     if train.planes.shape[1:] != want or held.planes.shape[1:] != want:
         parser.error(
             f"the shards' positions are not {want} planes: another net's games"
@@ -221,30 +248,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{len(train.value)} positions to learn from, {len(held.value)} held out")
     if args.head == "value":
         report("before", net, h_held, held)
-    modules: list[torch.nn.Module]
-    if args.head == "ownership":
-        conv = net.ownership_conv
-        assert conv is not None
-        modules = [conv]
-
-        def loss_of(h: Tensor, owner: Tensor) -> Tensor:
-            logits = conv(h).squeeze(1)
-            return F.binary_cross_entropy_with_logits(2 * logits, (1 + owner) / 2)
-
-        targets, held_targets = (
-            torch.from_numpy(train.owner),
-            torch.from_numpy(held.owner),
-        )
-    else:
-        modules = [net.value_conv, net.value_bn, net.value_fc1, net.value_fc2]
-
-        def loss_of(h: Tensor, value: Tensor) -> Tensor:
-            return F.mse_loss(value_of(net, h), value)
-
-        targets, held_targets = (
-            torch.from_numpy(train.value),
-            torch.from_numpy(held.value),
-        )
+    modules, loss_of, targets, held_targets = chosen_head(net, args.head, train, held)
 
     def held_loss() -> float:
         with torch.no_grad():

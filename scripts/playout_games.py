@@ -92,7 +92,7 @@ def play_batch(
                     kept[i, k] = boards[i].features(kind)
                     mover[i, k] = boards[i].to_play
     black_won = np.array([np.sign(b.score()) for b in boards])
-    shard = {
+    shard: dict[str, np.ndarray] = {
         "planes": kept,
         "value": (black_won[:, None] * mover).astype(np.float32),
         "ownership": np.stack([b.ownership() for b in boards]).astype(np.int8),
