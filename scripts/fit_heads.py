@@ -40,6 +40,7 @@ from alphago.nets import load_weights
 from alphago.nets.model import PolicyValueNet
 from alphago.nets.shipped import shipped_weights
 from alphago.nets.weights import save_weights
+from goboard.symmetries import transform_planes
 
 KOMI = 7.5  # scripts/playout_games.py's
 CHECK_EVERY = 100
@@ -81,20 +82,14 @@ def load_shards(paths: list[Path]) -> Shards:
     return Shards(*(np.concatenate(column) for column in zip(*parts, strict=True)))
 
 
-def symmetric(array: np.ndarray, k: int) -> np.ndarray:
-    """One of the board's 8 symmetries of an array whose last two axes are the board."""
-    out = np.rot90(array, k % 4, axes=(-2, -1))
-    return np.flip(out, axis=-1) if k >= 4 else out
-
-
 def randomly_turned(data: Shards, rng: np.random.Generator) -> Shards:
     """Each position (and its ownership) under a random symmetry."""
     ks = rng.integers(0, 8, len(data.value))
     planes = np.stack(
-        [symmetric(p, int(k)) for p, k in zip(data.planes, ks, strict=True)]
+        [transform_planes(p, int(k)) for p, k in zip(data.planes, ks, strict=True)]
     )
     owner = np.stack(
-        [symmetric(o, int(k)) for o, k in zip(data.owner, ks, strict=True)]
+        [transform_planes(o, int(k)) for o, k in zip(data.owner, ks, strict=True)]
     )
     return dataclasses.replace(data, planes=planes, owner=owner)
 

@@ -20,6 +20,7 @@ from alphago.nets.evaluator import NetEvaluator  # noqa: E402
 from alphago.nets.own_games import positions_of  # noqa: E402
 from alphago.nets.weights import save_weights  # noqa: E402
 from alphago.sgf import read_sgf  # noqa: E402
+from goboard.symmetries import transform_planes  # noqa: E402
 
 playout = load_script("playout_games")
 fit_heads = load_script("fit_heads")
@@ -126,7 +127,7 @@ def test_shards_read_from_the_side_to_move(tmp_path: Path) -> None:
 
 def test_positions_and_their_ownership_turn_together() -> None:
     board = np.arange(AREA, dtype=np.float32).reshape(SIZE, SIZE)
-    turned = {fit_heads.symmetric(board, k).tobytes() for k in range(8)}
+    turned = {transform_planes(board, k).tobytes() for k in range(8)}
     assert len(turned) == 8  # the eight symmetries of the square
     rng = np.random.default_rng(1)
     planes = rng.integers(0, 2, (16, 3, SIZE, SIZE)).astype(np.uint8)
