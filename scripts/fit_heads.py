@@ -99,19 +99,9 @@ def tower(net: PolicyValueNet, planes: np.ndarray) -> Tensor:
     hidden = []
     with torch.inference_mode():
         for start in range(0, len(planes), 256):
-            h = torch.from_numpy(np.ascontiguousarray(planes[start : start + 256]))
-            h = torch.relu(net.bn_in(net.conv_in(h.float())))
-            for block in net.tower:
-                h = block(h)
-            hidden.append(h)
+            x = torch.from_numpy(np.ascontiguousarray(planes[start : start + 256]))
+            hidden.append(net.trunk(x.float()))
     return torch.cat(hidden).clone()  # out of inference mode: heads train on it
-
-
-def value_of(net: PolicyValueNet, h: Tensor) -> Tensor:
-    """The value head on the tower's output (PolicyValueNet.heads' layers)."""
-    v = torch.relu(net.value_bn(net.value_conv(h)))
-    v = torch.relu(net.value_fc1(torch.flatten(v, 1)))
-    return torch.tanh(net.value_fc2(v)).squeeze(1)
 
 
 def summed_ownership(net: PolicyValueNet, h: Tensor) -> Tensor:
@@ -155,7 +145,7 @@ def fit(
 
 def report(label: str, net: PolicyValueNet, h: Tensor, held: Shards) -> None:
     with torch.no_grad():
-        value = value_of(net, h).numpy()
+        value = net.heads_on_trunk(h, score=False).value.numpy()
         right = np.mean(np.sign(value) == held.value)
         line = (
             f"{label}: value head names the winner {right:.3f}"
@@ -190,7 +180,7 @@ def chosen_head(
         return [conv], ownership_loss, *owners
 
     def value_loss(h: Tensor, value: Tensor) -> Tensor:
-        return F.mse_loss(value_of(net, h), value)
+        return F.mse_loss(net.heads_on_trunk(h, score=False).value, value)
 
     modules = [net.value_conv, net.value_bn, net.value_fc1, net.value_fc2]
     values = torch.from_numpy(train.value), torch.from_numpy(held.value)

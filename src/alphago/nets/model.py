@@ -388,6 +388,10 @@ class PolicyValueNet(nn.Module):
     def heads(self, x: Tensor, score: bool = True) -> Heads:
         """Every head's output (:class:`Heads`); ``score=False`` skips the score
         head."""
+        return self.heads_on_trunk(self.trunk(x), score)
+
+    def trunk(self, x: Tensor) -> Tensor:
+        """The residual tower's output [B, filters, N, N], which every head reads."""
         cfg = self.config
         n = cfg.board_size
         if x.dim() != 4 or tuple(x.shape[1:]) != (cfg.planes, n, n):
@@ -397,6 +401,12 @@ class PolicyValueNet(nn.Module):
         h = torch.relu(self.bn_in(self.conv_in(x)))
         for block in self.tower:
             h = block(h)
+        return h
+
+    def heads_on_trunk(self, h: Tensor, score: bool = True) -> Heads:
+        """The heads on :meth:`trunk`'s output (so a tool that trains only the
+        heads runs the frozen tower once)."""
+        n = self.config.board_size
         p = torch.relu(self.policy_bn(self.policy_conv(h)))
         logits = self.policy_fc(torch.flatten(p, 1))
         v = torch.relu(self.value_bn(self.value_conv(h)))
