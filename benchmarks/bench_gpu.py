@@ -11,14 +11,21 @@ games/hour (issue 13). The whole module is skipped where CUDA is absent.
   random symmetries (bf16), as self-play calls it.
 - ``test_raw_forward``: the model alone on planes already on the GPU, under the same
   autocast: the ceiling the evaluator's host work is measured against.
+- ``test_fused``: batch norm folded and cuDNN's fused convolutions
+  (:mod:`alphago.nets.fused`, ``fused=True``) against the model under autocast
+  (``unfused``), side by side: ``NetEvaluator`` with graphs and the bare forward pass,
+  6x64 and 20x256 19x19 at batches 512 and 2048, bf16 and fp16, and the shipped 9x9
+  net at 512 with random symmetries. The evaluator's default on CUDA (unfused until
+  measured) is decided by this group.
 - ``test_train_step``: ``Learner.train_step`` (forward, loss, backward, Adam) at batch
   256 on 19x19 for 6x64 and 20x256, per precision, the step as a CUDA graph
   (``graphs``; fp16 always runs eagerly) and not (``eager``).
 - ``test_selfplay_games_per_hour``: ``run_selfplay`` on 9x9 with the shipped 4x48
   network at 200 simulations, each of :data:`SELFPLAY` (worker processes sharing the
   GPU, games in lock-step per process; ``--selfplay-device cuda``), two rounds of games
-  per worker. The rate counts the whole call, process start and CUDA set-up included;
-  ``worker_max_rss_mb`` is the largest worker's peak resident memory.
+  per worker; ``fused`` layouts run the workers' evaluators folded
+  (``ALPHAGO_FUSED=1``). The rate counts the whole call, process start and CUDA
+  set-up included; ``worker_max_rss_mb`` is the largest worker's peak resident memory.
 
 Run: ``pytest benchmarks/bench_gpu.py`` (add ``-k "evaluator and 20x256"`` for one
 group; ``--benchmark-disable`` runs each body once, the self-play games stopped after
@@ -45,7 +52,8 @@ pytestmark = [
 import goboard  # noqa: E402
 from alphago.data.examples import Examples, sample_batch  # noqa: E402
 from alphago.nets import NetConfig, NetEvaluator, PolicyValueNet  # noqa: E402
-from alphago.nets.precision import autocast  # noqa: E402
+from alphago.nets.fused import FusedNetwork  # noqa: E402
+from alphago.nets.precision import autocast, compute_dtype  # noqa: E402
 from alphago.nets.shipped import shipped_weights  # noqa: E402
 from alphago.nets.weights import load_weights, weights_bytes  # noqa: E402
 from alphago.train.graphed_step import WARMUP  # noqa: E402
@@ -59,7 +67,7 @@ PRECISIONS = ("fp32", "bf16", "fp16")
 BATCHES = (256, 512, 2048)
 TRAIN_BATCH = 256
 #: (worker processes, parallel games per process) of the self-play benchmark.
-SELFPLAY = ((8, 64), (15, 64), (15, 128))
+SELFPLAY = ((8, 64), (15, 64), (15, 128), (15, 128, "fused"))
 SIMULATIONS = 200
 SMOKE_MOVES = 4
 #: Rounds of games per worker in the self-play benchmark (ALPHAGO_BENCH_ROUNDS).
@@ -138,6 +146,66 @@ def test_raw_forward(bench, shape, batch, precision):
     bench.rates(positions=batch)
 
 
+FUSED = ("fused", "unfused")
+
+
+@pytest.mark.parametrize("fused", FUSED)
+@pytest.mark.parametrize("precision", ["bf16", "fp16"])
+@pytest.mark.parametrize("batch", [512, 2048])
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_fused_evaluator(bench, shape, batch, precision, fused):
+    ev = NetEvaluator(
+        _net(shape), "cuda", symmetries="none", precision=precision,
+        fused=fused == "fused",
+    )  # fmt: skip
+    positions = _positions(19, batch)
+    bench(ev.evaluate, positions)
+    if fused == "fused":
+        net = ev._fused_network(compute_dtype(precision))
+        assert net is not None
+        bench.benchmark.extra_info["kernels"] = net.kernels
+    bench.rates(positions=batch)
+
+
+@pytest.mark.parametrize("fused", FUSED)
+@pytest.mark.parametrize("precision", ["bf16", "fp16"])
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_fused_raw_forward(bench, shape, precision, fused):
+    device, batch = torch.device("cuda"), 512
+    model = _net(shape).to(device).eval().to(memory_format=torch.channels_last)
+    dtype = compute_dtype(precision)
+    x = (torch.rand(batch, 17, 19, 19, device=device) < 0.2).to(dtype)
+    x = x.contiguous(memory_format=torch.channels_last)
+    net = FusedNetwork(model, dtype) if fused == "fused" else None
+
+    def forward():
+        with torch.inference_mode():
+            if net is not None:
+                out = net(x)
+            else:
+                with autocast(device, precision):
+                    out = model(x)
+        torch.cuda.synchronize()
+        return out
+
+    bench(forward)
+    if net is not None:
+        bench.benchmark.extra_info["kernels"] = net.kernels
+    bench.rates(positions=batch)
+
+
+@pytest.mark.parametrize("fused", FUSED)
+def test_fused_shipped_9x9(bench, fused):
+    path = shipped_weights(9)
+    assert path is not None
+    ev = NetEvaluator(
+        load_weights(path), "cuda", symmetries="random", fused=fused == "fused"
+    )
+    positions = _positions(9, 512)
+    bench(ev.evaluate, positions)
+    bench.rates(positions=512)
+
+
 @pytest.mark.parametrize("graphs", ["graphs", "eager"])
 @pytest.mark.parametrize("precision", PRECISIONS)
 @pytest.mark.parametrize("shape", list(SHAPES))
@@ -165,8 +233,13 @@ def test_train_step(bench, shape, precision, graphs):
     bench.rates(examples=TRAIN_BATCH)
 
 
-@pytest.mark.parametrize(("workers", "parallel"), SELFPLAY)
-def test_selfplay_games_per_hour(bench, workers, parallel):
+@pytest.mark.parametrize(
+    "layout", SELFPLAY, ids=["-".join(map(str, x)) for x in SELFPLAY]
+)
+def test_selfplay_games_per_hour(bench, monkeypatch, layout):
+    workers, parallel = layout[:2]
+    if "fused" in layout:
+        monkeypatch.setenv("ALPHAGO_FUSED", "1")  # the workers inherit it
     games = ROUNDS * workers * parallel
     path = shipped_weights(9)
     assert path is not None

@@ -6,8 +6,9 @@
 #     benchmarks/gpu_run.sh OUTDIR [SECONDS]
 #
 # Builds goboard in place, runs the tests that exercise CUDA (batch norm, precision,
-# devices, the training CLI on --device auto), bench_gpu.py's inference and training
-# groups, self-play games/hour per worker layout, a profile of one self-play process on
+# devices, the training CLI on --device auto, the folded network), bench_gpu.py's
+# folded-against-autocast group, its inference and training groups, self-play
+# games/hour per worker layout (folded first), a profile of one self-play process on
 # the GPU, then as much of the whole suite as time allows (pytest-xdist if present).
 # Each stage has its own time limit inside SECONDS (default 540) and writes its log
 # and JSON under OUTDIR as it goes, so a cut run still reports what it finished.
@@ -58,21 +59,31 @@ python3 -c 'import goboard, search, alphago.nets' || exit 1
 stage "CUDA tests"
 TAIL=25 run 150 cuda-tests.log python3 -m pytest -q -p no:cacheprovider \
     --durations=5 tests/test_nets_batchnorm.py tests/test_nets_precision.py \
-    tests/test_nets_graphs.py tests/test_train_graphs.py tests/test_train_devices.py \
+    tests/test_nets_graphs.py tests/test_nets_fused.py tests/test_train_graphs.py \
+    tests/test_train_devices.py \
     tests/test_cli_train.py
+
+stage "bench_gpu: folded and fused against autocast, side by side"
+TAIL=40 run 120 bench-fused.log python3 -m pytest benchmarks/bench_gpu.py -q \
+    -p no:cacheprovider -k "fused and not selfplay" --benchmark-max-time=0.3 \
+    --benchmark-min-rounds=3 --benchmark-columns=median,rounds \
+    --benchmark-json="$out/bench-fused.json"
 
 stage "bench_gpu: inference and training"
 TAIL=70 run 170 bench-nets.log python3 -m pytest benchmarks/bench_gpu.py -q \
-    -p no:cacheprovider -k "not selfplay" --benchmark-max-time=0.3 \
+    -p no:cacheprovider -k "not selfplay and not fused" --benchmark-max-time=0.3 \
     --benchmark-min-rounds=3 --benchmark-columns=median,rounds \
     --benchmark-json="$out/bench-nets.json"
 
-# run_selfplay LAYOUT: one bench_gpu self-play layout (workers-parallel games)
+# run_selfplay LAYOUT: one bench_gpu self-play layout (workers-games[-fused])
 run_selfplay() {
     stage "bench_gpu: self-play, workers-games $1"
+    local k="selfplay and $1"
+    [[ $1 == *fused ]] || k="$k and not fused"
     TAIL=8 run 180 "bench-sp-$1.log" python3 -m pytest benchmarks/bench_gpu.py -q \
-        -p no:cacheprovider -k "selfplay and $1" --benchmark-json="$out/bench-sp-$1.json"
+        -p no:cacheprovider -k "$k" --benchmark-json="$out/bench-sp-$1.json"
 }
+run_selfplay 15-128-fused
 run_selfplay 15-64
 
 stage "profile: one self-play process on the GPU"

@@ -215,3 +215,24 @@ def test_ownership_is_from_blacks_view() -> None:
     np.testing.assert_allclose(average, want, atol=1e-5)
     with pytest.raises(ValueError, match="ownership"):
         NetEvaluator(tiny_net(9)).ownership(positions)
+
+
+def test_legal_moves_are_worked_out_while_the_network_runs(monkeypatch) -> None:
+    """evaluate hands the legal masks to _run to compute once the network's work is
+    queued (on a GPU, while it runs); ownership, which needs none, does not."""
+    ev = NetEvaluator(tiny_net(9, ownership=True), symmetries="none")
+    seen = []
+    real = NetEvaluator._run
+
+    def spy(self, x, source, transforms, meanwhile=None):
+        cached = positions._legal is not None
+        out = real(self, x, source, transforms, meanwhile)
+        seen.append((meanwhile is not None, cached, positions._legal is not None))
+        return out
+
+    monkeypatch.setattr(NetEvaluator, "_run", spy)
+    positions = positions_of([random_board(9, 10, 1)])
+    ev.ownership(positions)
+    assert seen == [(False, False, False)]
+    ev.evaluate(positions)
+    assert seen[1] == (True, False, True)

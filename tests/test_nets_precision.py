@@ -108,13 +108,16 @@ def test_uint8_and_float_planes_give_identical_outputs() -> None:
     for a, b in zip(got, want, strict=True):
         assert a is not None and b is not None
         np.testing.assert_array_equal(a, b)
-    # And both are the model on the float planes, as the evaluator used to run it.
+    # And both are the model on the float planes, up to the rounding that folding
+    # batch norm into the convolutions changes (exactly the model without folding).
     with torch.no_grad():
         logits, values, owner = model(torch.from_numpy(planes))
-    np.testing.assert_allclose(want[0], logits.numpy(), atol=1e-6)
-    np.testing.assert_allclose(want[1], values.numpy(), atol=1e-6)
-    assert want[2] is not None and owner is not None
-    np.testing.assert_allclose(want[2], owner.numpy(), atol=1e-6)
+    unfolded = NetEvaluator(model, symmetries="none", precision="fp32", fused=False)
+    for got, atol in ((want, 2e-5), (unfolded.forward(small), 1e-6)):
+        np.testing.assert_allclose(got[0], logits.numpy(), atol=atol)
+        np.testing.assert_allclose(got[1], values.numpy(), atol=atol)
+        assert got[2] is not None and owner is not None
+        np.testing.assert_allclose(got[2], owner.numpy(), atol=atol)
     with pytest.raises(TypeError, match="float32 or uint8"):
         ev.forward(planes.astype(np.float64))
     with pytest.raises(ValueError, match="expected planes"):

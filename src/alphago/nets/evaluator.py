@@ -5,7 +5,9 @@ written by ``pool.features`` as uint8 into a reused host buffer (page-locked whe
 device is a GPU, so the copy to it is a DMA that need not wait), travel to the device
 as uint8, a quarter of float32's bytes, and only there become floats: the chosen
 symmetries are applied on the device, into a reused channels-last input buffer of the
-compute type. The model runs under ``torch.inference_mode()`` and the precision's
+compute type. The network runs under ``torch.inference_mode()``: on the CPU as a
+:class:`~alphago.nets.fused.FusedNetwork` (batch norm folded into the convolutions,
+the weights kept in the compute type), elsewhere as the model under the precision's
 autocast (:mod:`alphago.nets.precision`), on CUDA as a replayed CUDA graph per
 batch-size bucket (:mod:`alphago.nets.graphs`), the policy logits are mapped back
 with the inverse transforms on the device, and logits, values (and ownership) come
@@ -28,6 +30,8 @@ Priors are averaged after the softmax, values as they come.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -38,12 +42,13 @@ from torch import Tensor
 from goboard import symmetries
 from search.evaluator import Positions, make_rng
 
+from .fused import FusedNetwork
 from .graphs import GraphedForward, graphs_wanted
 from .int8 import Int8Network
 from .model import PolicyValueNet
 from .precision import autocast, compute_dtype, resolve_device, resolve_precision
 
-__all__ = ["CPU_BF16_MIN_ROWS", "NetEvaluator"]
+__all__ = ["CPU_BF16_MIN_ROWS", "NetEvaluator", "fused_wanted"]
 
 _MODES = {"none": 0, "random": 1, "average": 8}
 
@@ -52,6 +57,19 @@ _MODES = {"none": 0, "random": 1, "average": 8}
 #: even at 2-4 rows (autocast casts the weights afresh each call); with AVX512-BF16
 #: alone (AMD Zen 5), bf16 ran 0.80 of float32's speed at 1 row, 0.98 at 4, 1.09 at 8.
 CPU_BF16_MIN_ROWS = 4
+
+
+def fused_wanted(flag: bool | None, device: torch.device) -> bool:
+    """Whether to run a :class:`FusedNetwork`: ``flag``, or when None,
+    ``ALPHAGO_FUSED`` (``1`` or ``0``) if set, else yes on the CPU (measured faster
+    there: README's "Devices and precision") and no on CUDA until it has been
+    measured on a GPU (``benchmarks/bench_gpu.py`` times both)."""
+    if flag is not None:
+        return flag
+    env = os.environ.get("ALPHAGO_FUSED")
+    if env is not None:
+        return env != "0"
+    return device.type == "cpu"
 
 
 class _Raw(NamedTuple):
@@ -127,6 +145,10 @@ class NetEvaluator:
         cuda_graphs: on a CUDA device, run the network as CUDA graphs
             (:mod:`alphago.nets.graphs`); None: yes, unless the environment sets
             ``ALPHAGO_CUDA_GRAPHS=0``. Ignored on other devices.
+        fused: run a :class:`~alphago.nets.fused.FusedNetwork` (batch norm folded
+            into the convolutions, weights in the compute type) rather than the
+            model under autocast; None: :func:`fused_wanted`'s default. Ignored for
+            int8 and for networks other than a ``PolicyValueNet``.
 
     One evaluator reuses its input buffers from call to call: share it between
     threads only behind a lock (or give each thread its own).
@@ -141,6 +163,7 @@ class NetEvaluator:
         seed: int | np.random.Generator | None = None,
         precision: str | None = None,
         cuda_graphs: bool | None = None,
+        fused: bool | None = None,
     ) -> None:
         # A PolicyValueNet, or a module returning the same three outputs with a
         # config of the fields read here (AlphaGo 2016's policy-value pair).
@@ -180,10 +203,28 @@ class NetEvaluator:
         self._graphed = None
         # int8 runs a quantized copy (a snapshot of the model as it is now).
         self._int8 = Int8Network(self.model) if self.precision == "int8" else None
+        # Folded copies by compute type (CPU bf16 runs small calls in float32).
+        self._fuse = (
+            self._int8 is None
+            and isinstance(model, PolicyValueNet)
+            and fused_wanted(fused, self.device)
+        )
+        self._fused: dict[torch.dtype, FusedNetwork] = {}
         if graphs_wanted(cuda_graphs) and self.device.type == "cuda":
-            self._graphed = GraphedForward(
-                self.model, self.device, self.precision, compute_dtype(self.precision)
-            )
+            dtype = compute_dtype(self.precision)
+            network = self._fused_network(dtype) or self.model
+            self._graphed = GraphedForward(network, self.device, self.precision, dtype)
+
+    def _fused_network(self, dtype: torch.dtype) -> FusedNetwork | None:
+        """The folded network for ``dtype`` (made on first use), or None when this
+        evaluator runs the model itself."""
+        if not self._fuse:
+            return None
+        net = self._fused.get(dtype)
+        if net is None:
+            assert isinstance(self.model, PolicyValueNet)
+            net = self._fused[dtype] = FusedNetwork(self.model, dtype)
+        return net
 
     def _capacity(self, buf: Tensor | None, rows: int) -> int:
         """0 when ``buf`` holds ``rows`` rows, else the capacity to grow it to."""
@@ -261,11 +302,17 @@ class NetEvaluator:
         return np.argsort(keys, axis=1)[:, : self.k].astype(np.int64)
 
     def _run(
-        self, x: Tensor, source: NDArray[np.intp], transforms: NDArray[np.int64]
+        self,
+        x: Tensor,
+        source: NDArray[np.intp],
+        transforms: NDArray[np.int64],
+        meanwhile: Callable[[], object] | None = None,
     ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32] | None]:
         """Output row i is the network on ``x[source[i]]`` under transform
         ``transforms[i]``, mapped back: logits [M, A], values [M], ownership
-        [M, N, N] or None (on the host).
+        [M, N, N] or None (on the host). ``meanwhile`` is called once the network's
+        work is queued and before its results are waited for: host work done there
+        overlaps the GPU's (on the CPU it simply comes next).
 
         Rows are run grouped by transform (a stable sort), so that each transform is
         one slice on the device; the host puts the results back in row order.
@@ -290,13 +337,19 @@ class NetEvaluator:
             # Planes came as uint8 and become the compute type here: under autocast
             # the first convolution would cast float32 input down anyway.
             precision = self._precision_for(rows)
-            inputs = self._input_buffer(rows, compute_dtype(precision))
+            dtype = compute_dtype(precision)
+            inputs = self._input_buffer(rows, dtype)
             for s, a, b in groups:
                 inputs[a:b].copy_(_transform(x[a:b], s))
+            fused = self._fused_network(dtype)
+            if fused is not None:
+                fused.refresh()  # a graph replay reads the folded weights as they are
             if self._graphed is not None:
                 logits, values, owner = self._graphed(rows)
             elif self._int8 is not None:
                 logits, values, owner = self._int8(inputs)
+            elif fused is not None:
+                logits, values, owner = fused(inputs)
             else:
                 with autocast(self.device, precision):
                     logits, values, owner = self.model(inputs)
@@ -312,6 +365,8 @@ class NetEvaluator:
                 if owner is not None:
                     own = out[a:b, actions + 1 :].reshape(-1, n, n)
                     out[a:b, actions + 1 :] = _transform(own, back).reshape(-1, n * n)
+            if meanwhile is not None:
+                meanwhile()
             host: NDArray[np.float32] = out.cpu().numpy()
         if identity:
             order: NDArray[np.float32] = host
@@ -344,11 +399,15 @@ class NetEvaluator:
         return self._run(x, np.arange(rows), np.zeros(rows, dtype=np.int64))
 
     def _infer(
-        self, positions: Positions, rng: np.random.Generator | None = None
+        self,
+        positions: Positions,
+        rng: np.random.Generator | None = None,
+        legal: bool = True,
     ) -> _Raw:
         """Network outputs for ``positions`` under the transforms chosen from ``rng``
         (:meth:`_choose`), mapped back to the positions' own frame; row j * B + i is
-        position i's j-th transform."""
+        position i's j-th transform. ``legal``: the positions' legal moves will be
+        wanted (they are worked out, and cached, while the network runs)."""
         cfg = self.config
         n = cfg.board_size
         pool = positions.pool
@@ -363,7 +422,8 @@ class NetEvaluator:
         source = np.tile(np.arange(batch), k)
         with torch.inference_mode():
             x = self._upload(planes)
-        logits, values, owner = self._run(x, source, flat)
+        meanwhile = positions.legal_masks if legal else None
+        logits, values, owner = self._run(x, source, flat, meanwhile)
         return _Raw(k, source, logits, values, owner)
 
     def evaluate(
@@ -436,7 +496,7 @@ class NetEvaluator:
         batch = len(positions)
         if batch == 0:
             return np.zeros((0, n, n), dtype=np.float32)
-        raw = self._infer(positions, self._aside_rng)
+        raw = self._infer(positions, self._aside_rng, legal=False)
         assert raw.ownership is not None
         owner = raw.ownership.reshape(raw.k, batch, n, n).mean(0, dtype=np.float32)
         sign = positions.pool.to_play(positions.slots).astype(np.float32)
@@ -448,5 +508,6 @@ class NetEvaluator:
         return (
             f"NetEvaluator({cfg.board_size}x{cfg.board_size}, {cfg.blocks} blocks x "
             f"{cfg.filters} filters, symmetries={self.k}, device={self.device}, "
-            f"precision={self.precision}, cuda_graphs={self._graphed is not None})"
+            f"precision={self.precision}, cuda_graphs={self._graphed is not None}, "
+            f"fused={self._fuse})"
         )

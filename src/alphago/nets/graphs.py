@@ -34,6 +34,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from .fused import FusedNetwork
 from .model import PolicyValueNet
 from .precision import autocast
 
@@ -64,7 +65,9 @@ class GraphedForward:
     """``model`` on ``input(rows)`` by graph replay (see the module docstring).
 
     Args:
-        model: the network, on ``device``, in eval mode.
+        model: the network, on ``device``, in eval mode, or its
+            :class:`~alphago.nets.fused.FusedNetwork` (whose weights the caller
+            refreshes before each replay).
         device: a CUDA device.
         precision: the autocast precision ("fp32", "bf16" or "fp16").
         dtype: the input buffer's dtype (the compute type of ``precision``).
@@ -73,7 +76,7 @@ class GraphedForward:
 
     def __init__(
         self,
-        model: PolicyValueNet,
+        model: PolicyValueNet | FusedNetwork,
         device: torch.device,
         precision: str,
         dtype: torch.dtype,

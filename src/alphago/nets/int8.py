@@ -39,6 +39,7 @@ from torch.nn import functional as F
 
 from search import Positions
 
+from .fused import fold
 from .model import (
     BatchNorm,
     GlobalPoolingBlock,
@@ -64,13 +65,13 @@ CALIBRATION_POSITIONS = 128
 def _folded(conv: nn.Conv2d, bn: BatchNorm) -> nn.Conv2d:
     """``conv`` (square kernel, no bias) then ``bn`` in eval mode, as one
     convolution with a bias."""
-    s = torch.rsqrt(bn.running_var + bn.eps)
     kernel = conv.kernel_size[0]
     out = nn.Conv2d(conv.in_channels, conv.out_channels, kernel, padding=kernel // 2)
     assert out.bias is not None
+    weight, bias = fold(conv, bn)
     with torch.no_grad():
-        out.weight.copy_((conv.weight * s[:, None, None, None]).contiguous())
-        out.bias.copy_(bn.bias - bn.running_mean * s)
+        out.weight.copy_(weight.contiguous())
+        out.bias.copy_(bias)
     return out
 
 

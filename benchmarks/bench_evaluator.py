@@ -1,0 +1,86 @@
+"""NetEvaluator on the CPU: the folded network (:mod:`alphago.nets.fused`, batch norm
+folded into the convolutions, weights in the compute type) against the model under
+autocast, side by side.
+
+``test_evaluate`` times ``NetEvaluator.evaluate`` with the folded network (the CPU
+default) on the shipped nets' positions at the batch sizes the search sends: 9x9 at
+16 (one game's leaves) and 128 (lock-step self-play), 19x19 at 1 and 16; fp32, and
+bf16 where the CPU computes in bfloat16 natively. Inside each benchmark the two ways
+are also timed in turn, :data:`PAIRS` times, and ``folded/autocast`` is the median
+of the paired time ratios (below 1: the folded network is faster), measured under
+the same load.
+
+Run: ``pytest benchmarks/bench_evaluator.py`` (one torch thread).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import goboard  # noqa: E402
+from alphago.nets import NetEvaluator  # noqa: E402
+from alphago.nets.precision import cpu_has_bf16_arithmetic  # noqa: E402
+from alphago.nets.shipped import shipped_weights  # noqa: E402
+from alphago.nets.weights import load_weights  # noqa: E402
+from search import Positions  # noqa: E402
+
+pytestmark = pytest.mark.benchmark(group="evaluator")
+
+CASES = ((9, 16), (9, 128), (19, 1), (19, 16))
+PAIRS = 7
+
+
+def _positions(size: int, batch: int) -> Positions:
+    rng = np.random.default_rng(size * 1000 + batch)
+    boards = []
+    for moves in rng.integers(0, size * size // 2, batch).tolist():
+        board = goboard.Board(size)
+        for _ in range(moves):
+            legal = [m for m in board.legal_moves() if m != size * size]
+            if not legal:
+                break
+            board.play(int(rng.choice(legal)))
+        boards.append(board)
+    return Positions(goboard.Pool(boards, 2), np.arange(batch) * 2)
+
+
+def _seconds(ev: NetEvaluator, positions: Positions, calls: int) -> float:
+    start = time.perf_counter()
+    for _ in range(calls):
+        ev.evaluate(positions)
+    return time.perf_counter() - start
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+@pytest.mark.parametrize(
+    ("size", "batch"), CASES, ids=[f"{s}x{s}-{b}" for s, b in CASES]
+)
+def test_evaluate(bench, size, batch, precision):
+    if precision == "bf16" and not cpu_has_bf16_arithmetic():
+        pytest.skip("this CPU has no bfloat16 arithmetic")
+    path = shipped_weights(size)
+    assert path is not None
+    torch.set_num_threads(1)
+    model = load_weights(path)
+    folded, plain = (
+        NetEvaluator(model, symmetries="none", precision=precision, fused=f)
+        for f in (True, False)
+    )
+    positions = _positions(size, batch)
+    bench(folded.evaluate, positions)
+    bench.rates(positions=batch)
+    if bench.benchmark.disabled:
+        return
+    calls = max(1, 256 // batch)
+    ratios = []
+    for _ in range(PAIRS):
+        ratios.append(
+            _seconds(folded, positions, calls) / _seconds(plain, positions, calls)
+        )
+    bench.ratio("folded/autocast", statistics.median(ratios))
