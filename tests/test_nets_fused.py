@@ -140,6 +140,17 @@ def test_in_place_changes_are_folded_again_into_the_same_tensors() -> None:
         _close(fused(x), other(x), atol=2e-5)
 
 
+def test_made_inside_inference_mode_it_still_refolds_outside() -> None:
+    net = tiny_net(9)
+    x = _planes(net)
+    with torch.inference_mode():
+        fused = FusedNetwork(net, torch.float32)  # as the evaluator makes it, lazily
+        fused(x)
+    with torch.no_grad():
+        net.policy_fc.bias.add_(1.0)
+        _close(fused(x), net(x), atol=2e-5)
+
+
 def test_unchanged_weights_are_not_folded_again(monkeypatch) -> None:
     net = tiny_net(9)
     fused = FusedNetwork(net, torch.float32)

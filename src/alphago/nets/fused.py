@@ -187,7 +187,9 @@ class FusedNetwork:
         seen = self._version()
         if seen == self._seen:
             return
-        with torch.no_grad():
+        # Ordinary tensors even when first made inside inference mode (a lazy first
+        # call), so that a later refresh outside it may still write them.
+        with torch.inference_mode(False), torch.no_grad():
             state = _folded_state(self.net)
             if not self._tensors:
                 for name, t in state.items():
