@@ -6,9 +6,10 @@ autocast, side by side.
 default) on the shipped nets' positions at the batch sizes the search sends: 9x9 at
 16 (one game's leaves) and 128 (lock-step self-play), 19x19 at 1 and 16; fp32, and
 bf16 where the CPU computes in bfloat16 natively. Inside each benchmark the two ways
-are also timed in turn, :data:`PAIRS` times, and ``folded/autocast`` is the median
-of the paired time ratios (below 1: the folded network is faster), measured under
-the same load.
+are also timed in turn, :data:`PAIRS` times (which goes first alternating, each
+right after an untimed call of its own), and ``folded/autocast`` is the median of
+the paired time ratios (below 1: the folded network is faster), measured under the
+same load.
 
 Run: ``pytest benchmarks/bench_evaluator.py`` (one torch thread).
 """
@@ -78,9 +79,14 @@ def test_evaluate(bench, size, batch, precision):
     if bench.benchmark.disabled:
         return
     calls = max(1, 256 // batch)
+    plain.evaluate(positions)  # its first call's set-up, untimed
     ratios = []
-    for _ in range(PAIRS):
-        ratios.append(
-            _seconds(folded, positions, calls) / _seconds(plain, positions, calls)
-        )
+    for i in range(PAIRS):
+        # each side timed right after an untimed call of its own; which goes first
+        # alternates
+        pair = {}
+        for ev in (folded, plain) if i % 2 == 0 else (plain, folded):
+            ev.evaluate(positions)
+            pair[ev is folded] = _seconds(ev, positions, calls)
+        ratios.append(pair[True] / pair[False])
     bench.ratio("folded/autocast", statistics.median(ratios))

@@ -11,12 +11,12 @@ games/hour (issue 13). The whole module is skipped where CUDA is absent.
   random symmetries (bf16), as self-play calls it.
 - ``test_raw_forward``: the model alone on planes already on the GPU, under the same
   autocast: the ceiling the evaluator's host work is measured against.
-- ``test_fused``: batch norm folded and cuDNN's fused convolutions
+- ``test_fused_*``: batch norm folded and cuDNN's fused convolutions
   (:mod:`alphago.nets.fused`, ``fused=True``) against the model under autocast
-  (``unfused``), side by side: ``NetEvaluator`` with graphs and the bare forward pass,
-  6x64 and 20x256 19x19 at batches 512 and 2048, bf16 and fp16, and the shipped 9x9
-  net at 512 with random symmetries. The evaluator's default on CUDA (unfused until
-  measured) is decided by this group.
+  (``unfused``), side by side: ``NetEvaluator`` with graphs (6x64 and 20x256 19x19
+  at batches 512 and 2048) and the bare forward pass (at 512), bf16 and fp16, and
+  the shipped 9x9 net at 512 with random symmetries. The evaluator's default on
+  CUDA (unfused until measured) is decided by this group.
 - ``test_train_step``: ``Learner.train_step`` (forward, loss, backward, Adam) at batch
   256 on 19x19 for 6x64 and 20x256, per precision, the step as a CUDA graph
   (``graphs``; fp16 always runs eagerly) and not (``eager``).

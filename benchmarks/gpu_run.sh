@@ -7,9 +7,10 @@
 #
 # Builds goboard in place, runs the tests that exercise CUDA (batch norm, precision,
 # devices, the training CLI on --device auto, the folded network), bench_gpu.py's
-# folded-against-autocast group, its inference and training groups, self-play
-# games/hour per worker layout (folded first), a profile of one self-play process on
-# the GPU, then as much of the whole suite as time allows (pytest-xdist if present).
+# folded-against-autocast group, self-play games/hour folded and not (15 x 128),
+# the inference and training groups, the other self-play layouts, a profile of one
+# self-play process on the GPU, then as much of the whole suite as time allows
+# (pytest-xdist if present).
 # Each stage has its own time limit inside SECONDS (default 540) and writes its log
 # and JSON under OUTDIR as it goes, so a cut run still reports what it finished.
 set -uo pipefail
@@ -69,12 +70,6 @@ TAIL=40 run 120 bench-fused.log python3 -m pytest benchmarks/bench_gpu.py -q \
     --benchmark-min-rounds=3 --benchmark-columns=median,rounds \
     --benchmark-json="$out/bench-fused.json"
 
-stage "bench_gpu: inference and training"
-TAIL=70 run 170 bench-nets.log python3 -m pytest benchmarks/bench_gpu.py -q \
-    -p no:cacheprovider -k "not selfplay and not fused" --benchmark-max-time=0.3 \
-    --benchmark-min-rounds=3 --benchmark-columns=median,rounds \
-    --benchmark-json="$out/bench-nets.json"
-
 # run_selfplay LAYOUT: one bench_gpu self-play layout (workers-games[-fused])
 run_selfplay() {
     stage "bench_gpu: self-play, workers-games $1"
@@ -83,7 +78,19 @@ run_selfplay() {
     TAIL=8 run 180 "bench-sp-$1.log" python3 -m pytest benchmarks/bench_gpu.py -q \
         -p no:cacheprovider -k "$k" --benchmark-json="$out/bench-sp-$1.json"
 }
+# The folded workers and their unfused pair first, one game per slot (1,920 games
+# each: about 70 s at 100k games/hour), so that a short run still compares them.
+export ALPHAGO_BENCH_ROUNDS=1
 run_selfplay 15-128-fused
+run_selfplay 15-128
+unset ALPHAGO_BENCH_ROUNDS
+
+stage "bench_gpu: inference and training"
+TAIL=70 run 170 bench-nets.log python3 -m pytest benchmarks/bench_gpu.py -q \
+    -p no:cacheprovider -k "not selfplay and not fused" --benchmark-max-time=0.3 \
+    --benchmark-min-rounds=3 --benchmark-columns=median,rounds \
+    --benchmark-json="$out/bench-nets.json"
+
 run_selfplay 15-64
 
 stage "profile: one self-play process on the GPU"
@@ -91,7 +98,6 @@ TAIL=20 run 60 profile.log python3 scripts/profile_selfplay.py --device cuda \
     --parallel-games 64 --moves 30 --top 15
 
 run_selfplay 8-64
-run_selfplay 15-128  # 3,840 games: about 150 s at 100k games/hour
 
 stage "the whole suite"
 xdist=()

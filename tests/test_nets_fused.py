@@ -151,6 +151,16 @@ def test_made_inside_inference_mode_it_still_refolds_outside() -> None:
         _close(fused(x), net(x), atol=2e-5)
 
 
+def test_a_batch_norm_statistic_alone_is_seen() -> None:
+    net = tiny_net(9)
+    fused = FusedNetwork(net, torch.float32)
+    x = _planes(net)
+    with torch.no_grad():
+        net.tower[0].bn2.running_mean.add_(0.7)
+    with torch.inference_mode():
+        _close(fused(x), net(x), atol=2e-5)
+
+
 def test_unchanged_weights_are_not_folded_again(monkeypatch) -> None:
     net = tiny_net(9)
     fused = FusedNetwork(net, torch.float32)
@@ -202,6 +212,13 @@ class _Broken(_Reference):
         return torch.relu(F.conv2d(x, w, b, padding=w.shape[-1] // 2))  # no sum
 
 
+class _NoBias(_Reference):
+    name = "no-bias"
+
+    def conv_relu(self, x, w, b):
+        return torch.relu(F.conv2d(x, w, None, padding=w.shape[-1] // 2))
+
+
 class _Refusing(_Reference):
     name = "refusing"
 
@@ -223,6 +240,34 @@ def test_the_probe_keeps_only_kernels_that_run_and_agree(
     x = _planes(net)
     with torch.inference_mode():
         _close(fused(x), net(x), atol=2e-5)
+
+
+def test_the_probe_catches_a_dropped_bias_on_a_fresh_network(monkeypatch) -> None:
+    """A fresh network's folded biases are all zero; the probe runs on a copy with
+    random statistics, so a kernel that ignores its bias is still caught."""
+    monkeypatch.setitem(fused_mod._FUSED, "cpu", _NoBias)
+    fresh = PolicyValueNet(NetConfig(9, 2, 8)).eval()
+    assert FusedNetwork(fresh, torch.float32).kernels == "plain"
+
+
+def test_the_probe_runs_once_per_kind_of_network(monkeypatch) -> None:
+    monkeypatch.setitem(fused_mod._FUSED, "cpu", _Reference)
+    monkeypatch.setattr(fused_mod, "_PROBED", {})
+    calls = []
+    real = fused_mod.FusedNetwork.features
+
+    def counted(self, x):
+        calls.append(1)
+        return real(self, x)
+
+    monkeypatch.setattr(fused_mod.FusedNetwork, "features", counted)
+    for seed in (0, 1):
+        assert (
+            FusedNetwork(tiny_net(9, seed=seed), torch.float32).kernels == "reference"
+        )
+    assert len(calls) == 2  # the first network's probe: plain, then the kernels
+    FusedNetwork(tiny_net(9), torch.bfloat16)
+    assert len(calls) == 4
 
 
 def test_cpu_runs_the_plain_kernels() -> None:

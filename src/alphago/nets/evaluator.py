@@ -349,7 +349,7 @@ class NetEvaluator:
             elif self._int8 is not None:
                 logits, values, owner = self._int8(inputs)
             elif fused is not None:
-                logits, values, owner = fused(inputs)
+                logits, values, owner = fused.forward(inputs)
             else:
                 with autocast(self.device, precision):
                     logits, values, owner = self.model(inputs)

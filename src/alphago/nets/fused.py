@@ -17,19 +17,21 @@ time on a GPU by the memory traffic it takes.
 The folded weights are folded again, in place, whenever one of the source network's
 tensors has changed (their version counters move with every in-place update: an
 optimiser's step, ``load_state_dict``); CUDA graphs captured on the network keep
-reading the same tensors. Changes made without torch seeing them (through ``.data``,
-or by replaying a CUDA graph of an optimiser step) are not noticed: build a new one
-then.
+reading the same tensors. Not noticed (build a new one then): changes made without
+torch seeing them (through ``.data``, or by replaying a CUDA graph of an optimiser
+step), and tensors replaced rather than changed (a new ``Parameter`` assigned,
+``load_state_dict(..., assign=True)``, the module moved or converted): looking for
+those at every call would cost more than the folding saves on small calls.
 
 Where cuDNN's fused operators are missing, or refuse or get wrong the network's
-layers in its type (checked once, on two positions, against the plain steps), the
-convolutions run plainly:
-``kernels`` says which ("cudnn" or "plain"). README's "Devices and precision" gives
-what this measured.
+layers in its type (checked once per kind of network, against the plain steps),
+the convolutions run plainly: ``kernels`` says which ("cudnn" or "plain").
+README's "Devices and precision" gives what this measured.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import cast
 
 import torch
@@ -119,6 +121,56 @@ class _CuDNN(_Plain):
 _FUSED: dict[str, type[_Plain]] = {"cuda": _CuDNN}
 
 
+#: Probe verdicts by (kernels, device, dtype, network shape), one probe per process.
+_PROBED: dict[tuple[str, str, torch.dtype, str], bool] = {}
+
+
+def _agrees(net: PolicyValueNet, dtype: torch.dtype, kernels: _Plain) -> bool:
+    """Whether ``kernels`` run ``net``'s layers in ``dtype`` and make what the plain
+    steps make (:meth:`FusedNetwork.features`, within 5% of the largest value, and
+    0.001) on two seeded positions and a copy of ``net`` with random batch-norm
+    statistics and shifts: a fresh network's folded biases are all zero, so a
+    kernel that dropped its bias would pass on it. A kernel that drops its bias or
+    its sum is off by far more."""
+    device = next(net.parameters()).device
+    key = (kernels.name, str(device), dtype, net.config.to_json())
+    if key in _PROBED:
+        return _PROBED[key]
+    gen = torch.Generator().manual_seed(0)
+    twin = copy.deepcopy(net).eval()
+    with torch.no_grad():
+        for module in twin.modules():
+            if isinstance(module, BatchNorm):
+                count = module.num_features
+                module.running_mean.copy_(torch.rand(count, generator=gen) - 0.5)
+                module.running_var.copy_(torch.rand(count, generator=gen) + 0.5)
+                module.bias.copy_(torch.rand(count, generator=gen) - 0.5)
+    plain = FusedNetwork(twin, dtype, probe=False)
+    cfg = net.config
+    n = cfg.board_size
+    x = (torch.rand(2, cfg.planes, n, n, generator=gen) < 0.3).to(device, dtype)
+    x = x.contiguous(memory_format=torch.channels_last)
+    verdict = True
+    try:
+        with torch.inference_mode():
+            want = plain.features(x)
+            plain._k = kernels
+            got = plain.features(x)
+    except (RuntimeError, NotImplementedError, AttributeError, TypeError):
+        verdict = False
+    else:
+        for a, b in zip(got, want, strict=True):
+            if a.shape != b.shape or a.dtype != b.dtype:
+                verdict = False
+                break
+            error = float((a.float() - b.float()).abs().max())
+            if not error <= 0.05 * float(b.float().abs().max()) + 1e-3:
+                verdict = False
+                break
+    _PROBED[key] = verdict
+    return verdict
+
+
 class FusedNetwork:
     """``net`` (a :class:`PolicyValueNet`) for inference in ``dtype`` with batch
     norm folded and the convolutions fused (module docstring).
@@ -126,10 +178,12 @@ class FusedNetwork:
     Calling it on planes [B, C, N, N] of ``dtype`` (channels-last is the layout the
     kernels want) returns what ``net`` does in eval mode: policy logits, value and
     ownership (None without the head), in ``dtype``. ``kernels``: "cudnn" or
-    "plain".
+    "plain". ``probe=False`` skips the fused kernels' check (and so runs plainly).
     """
 
-    def __init__(self, net: PolicyValueNet, dtype: torch.dtype) -> None:
+    def __init__(
+        self, net: PolicyValueNet, dtype: torch.dtype, probe: bool = True
+    ) -> None:
         if not isinstance(net, PolicyValueNet):
             raise TypeError(f"net must be a PolicyValueNet, not {type(net).__name__}")
         self.net = net
@@ -143,40 +197,9 @@ class FusedNetwork:
         self.device = self._tensors["in.w"].device
         self._k: _Plain = _Plain()
         fused = _FUSED.get(self.device.type)
-        if fused is not None and self._agrees(fused()):
+        if probe and fused is not None and _agrees(net, dtype, fused()):
             self._k = fused()
         self.kernels = self._k.name
-
-    def _agrees(self, kernels: _Plain) -> bool:
-        """Whether ``kernels`` run this network in its type and give what the plain
-        steps give on two seeded positions (within 5% of the largest output: a
-        kernel that drops its bias or its sum is off by far more)."""
-        cfg = self.config
-        n = cfg.board_size
-        gen = torch.Generator().manual_seed(0)
-        x = (torch.rand(2, cfg.planes, n, n, generator=gen) < 0.3).to(
-            self.device, self.dtype
-        )
-        x = x.contiguous(memory_format=torch.channels_last)
-        plain = self._k
-        try:
-            with torch.inference_mode():
-                want = self.forward(x)
-                self._k = kernels
-                got = self.forward(x)
-        except (RuntimeError, NotImplementedError, AttributeError):
-            return False
-        finally:
-            self._k = plain
-        for a, b in zip(got, want, strict=True):
-            if a is None or b is None:
-                continue
-            if a.shape != b.shape or a.dtype != b.dtype:
-                return False
-            error = float((a.float() - b.float()).abs().max())
-            if not error <= 0.05 * (float(b.float().abs().max()) + 1.0):
-                return False
-        return True
 
     def _version(self) -> int:
         # Version counters only grow, so their sum moves when any of them does.
@@ -211,6 +234,22 @@ class FusedNetwork:
 
     def forward(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor | None]:
         """The network on ``x`` with the weights as last folded."""
+        t = self._tensors
+        h, p, v = self.features(x)
+        logits = F.linear(torch.flatten(p, 1), t["policy_fc.w"], t["policy_fc.b"])
+        v = torch.relu(
+            F.linear(torch.flatten(v, 1), t["value_fc1.w"], t["value_fc1.b"])
+        )
+        value = torch.tanh(F.linear(v, t["value_fc2.w"], t["value_fc2.b"])).squeeze(1)
+        owner = None
+        if "ownership.w" in t:
+            owner = F.conv2d(h, t["ownership.w"], t["ownership.b"])
+            owner = torch.tanh(owner).squeeze(1)
+        return logits, value, owner
+
+    def features(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """What every convolution kernel makes: the tower's output and the policy
+        and value heads' convolutional features."""
         t, k = self._tensors, self._k
         cfg = self.config
         if x.dim() != 4 or tuple(x.shape[1:]) != (cfg.planes,) + (cfg.board_size,) * 2:
@@ -230,14 +269,5 @@ class FusedNetwork:
                 y = k.conv_relu(h, w1, b1)
             h = k.conv_add_relu(y, t[f"{i}.conv2.w"], t[f"{i}.conv2.b"], h)
         p = k.conv_relu(h, t["policy.w"], t["policy.b"])
-        logits = F.linear(torch.flatten(p, 1), t["policy_fc.w"], t["policy_fc.b"])
         v = k.conv_relu(h, t["value.w"], t["value.b"])
-        v = torch.relu(
-            F.linear(torch.flatten(v, 1), t["value_fc1.w"], t["value_fc1.b"])
-        )
-        value = torch.tanh(F.linear(v, t["value_fc2.w"], t["value_fc2.b"])).squeeze(1)
-        owner = None
-        if "ownership.w" in t:
-            owner = F.conv2d(h, t["ownership.w"], t["ownership.b"])
-            owner = torch.tanh(owner).squeeze(1)
-        return logits, value, owner
+        return h, p, v

@@ -21,8 +21,11 @@ grown input buffer drops them all, and the next ones get a new pool.
 The graphs read the parameters where they live, so in-place updates (an optimiser
 step, ``load_state_dict``) show in the next replay; moving the model or replacing its
 tensors needs a new :class:`GraphedForward`. Autocast runs with its weight-cast cache
-off, so the casts are part of each replay. If a capture fails, the evaluator says so
-once on stderr and runs the network eagerly from then on.
+off, so for the model the casts are part of each replay. A
+:class:`~alphago.nets.fused.FusedNetwork` keeps its own folded weights, already in
+the compute type; its owner refreshes them (in place) before each replay. If a
+capture fails, the evaluator says so once on stderr and runs the network eagerly
+from then on.
 """
 
 from __future__ import annotations

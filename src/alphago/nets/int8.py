@@ -68,8 +68,8 @@ def _folded(conv: nn.Conv2d, bn: BatchNorm) -> nn.Conv2d:
     kernel = conv.kernel_size[0]
     out = nn.Conv2d(conv.in_channels, conv.out_channels, kernel, padding=kernel // 2)
     assert out.bias is not None
-    weight, bias = fold(conv, bn)
     with torch.no_grad():
+        weight, bias = fold(conv, bn)
         out.weight.copy_(weight.contiguous())
         out.bias.copy_(bias)
     return out
