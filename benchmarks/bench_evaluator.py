@@ -37,20 +37,6 @@ CASES = ((9, 16), (9, 128), (19, 1), (19, 16))
 PAIRS = 7
 
 
-def _positions(size: int, batch: int) -> Positions:
-    rng = np.random.default_rng(size * 1000 + batch)
-    boards = []
-    for moves in rng.integers(0, size * size // 2, batch).tolist():
-        board = goboard.Board(size)
-        for _ in range(moves):
-            legal = [m for m in board.legal_moves() if m != size * size]
-            if not legal:
-                break
-            board.play(int(rng.choice(legal)))
-        boards.append(board)
-    return Positions(goboard.Pool(boards, 2), np.arange(batch) * 2)
-
-
 def _seconds(ev: NetEvaluator, positions: Positions, calls: int) -> float:
     start = time.perf_counter()
     for _ in range(calls):
@@ -62,7 +48,7 @@ def _seconds(ev: NetEvaluator, positions: Positions, calls: int) -> float:
 @pytest.mark.parametrize(
     ("size", "batch"), CASES, ids=[f"{s}x{s}-{b}" for s, b in CASES]
 )
-def test_evaluate(bench, size, batch, precision):
+def test_evaluate(bench, positions, size, batch, precision):
     if precision == "bf16" and not cpu_has_bf16_arithmetic():
         pytest.skip("this CPU has no bfloat16 arithmetic")
     path = shipped_weights(size)
@@ -73,7 +59,8 @@ def test_evaluate(bench, size, batch, precision):
         NetEvaluator(model, symmetries="none", precision=precision, fused=f)
         for f in (True, False)
     )
-    positions = _positions(size, batch)
+    boards = positions(size).batch(batch)  # a seeded game's middle and end
+    positions = Positions(goboard.Pool(boards, 2), np.arange(batch) * 2)
     bench(folded.evaluate, positions)
     bench.rates(positions=batch)
     if bench.benchmark.disabled:

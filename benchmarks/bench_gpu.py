@@ -114,17 +114,20 @@ def test_evaluator(bench, shape, batch, precision, graphs):
     bench.rates(positions=batch)
 
 
-@pytest.mark.parametrize("graphs", ["graphs", "eager"])
-def test_evaluator_shipped_9x9(bench, graphs):
-    """The self-play case: the shipped 9x9 net, 512 positions (64 games x 8 leaves)."""
+def _bench_shipped_9x9(bench, **options) -> None:
+    """The self-play case: the shipped 9x9 net, 512 positions (64 games x 8 leaves),
+    random symmetries."""
     path = shipped_weights(9)
     assert path is not None
-    ev = NetEvaluator(
-        load_weights(path), "cuda", symmetries="random", cuda_graphs=graphs == "graphs"
-    )
+    ev = NetEvaluator(load_weights(path), "cuda", symmetries="random", **options)
     positions = _positions(9, 512)
     bench(ev.evaluate, positions)
     bench.rates(positions=512)
+
+
+@pytest.mark.parametrize("graphs", ["graphs", "eager"])
+def test_evaluator_shipped_9x9(bench, graphs):
+    _bench_shipped_9x9(bench, cuda_graphs=graphs == "graphs")
 
 
 @pytest.mark.parametrize("precision", PRECISIONS)
@@ -196,14 +199,7 @@ def test_fused_raw_forward(bench, shape, precision, fused):
 
 @pytest.mark.parametrize("fused", FUSED)
 def test_fused_shipped_9x9(bench, fused):
-    path = shipped_weights(9)
-    assert path is not None
-    ev = NetEvaluator(
-        load_weights(path), "cuda", symmetries="random", fused=fused == "fused"
-    )
-    positions = _positions(9, 512)
-    bench(ev.evaluate, positions)
-    bench.rates(positions=512)
+    _bench_shipped_9x9(bench, fused=fused == "fused")
 
 
 @pytest.mark.parametrize("graphs", ["graphs", "eager"])

@@ -46,6 +46,21 @@ def tiny_net(
     return model.eval()
 
 
+def pooling_net() -> PolicyValueNet:
+    """Three blocks, the middle one with global pooling, an ownership head, and
+    batch norms whose statistics are far from the identity (eval mode)."""
+    torch.manual_seed(3)
+    config = NetConfig(9, 3, 16, "agz17", True, global_pooling=(1,))
+    net = PolicyValueNet(config)
+    with torch.no_grad():
+        for module in net.modules():
+            if isinstance(module, BatchNorm):
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.3, 3.0)
+                module.bias.uniform_(-0.5, 0.5)
+    return net.eval()
+
+
 def random_board(size: int, moves: int, seed: int) -> goboard.Board:
     """A board after ``moves`` random legal non-pass moves (seeded)."""
     rng = np.random.default_rng(seed)

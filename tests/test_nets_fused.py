@@ -13,30 +13,16 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from nets_helpers import positions_of, random_board, tiny_net  # noqa: E402
+from nets_helpers import pooling_net, positions_of, random_board, tiny_net  # noqa: E402
 from torch.nn import functional as F  # noqa: E402
 
 from alphago.nets import NetConfig, NetEvaluator, PolicyValueNet  # noqa: E402
 from alphago.nets import fused as fused_mod  # noqa: E402
 from alphago.nets.evaluator import fused_wanted  # noqa: E402
 from alphago.nets.fused import FusedNetwork, fold  # noqa: E402
-from alphago.nets.model import BatchNorm  # noqa: E402
 from alphago.nets.precision import autocast  # noqa: E402
 from alphago.nets.shipped import shipped_weights  # noqa: E402
 from alphago.nets.weights import load_weights  # noqa: E402
-
-
-def _pooling_net() -> PolicyValueNet:
-    """Three blocks, the middle one with global pooling, and every head."""
-    torch.manual_seed(3)
-    net = PolicyValueNet(NetConfig(9, 3, 16, "agz17", True, True, (1,)))
-    with torch.no_grad():
-        for module in net.modules():
-            if isinstance(module, BatchNorm):
-                module.running_mean.uniform_(-0.5, 0.5)
-                module.running_var.uniform_(0.5, 2.0)
-                module.bias.uniform_(-0.5, 0.5)
-    return net.eval()
 
 
 def _planes(net: PolicyValueNet, rows: int = 6, seed: int = 0) -> torch.Tensor:
@@ -59,7 +45,7 @@ def _close(got, want, atol: float) -> None:
         lambda: tiny_net(9),
         lambda: tiny_net(9, "lz18", blocks=2, ownership=True),
         lambda: tiny_net(7, blocks=3, filters=12, seed=4),
-        _pooling_net,
+        pooling_net,
     ],
     ids=["tiny", "ownership", "deeper-7x7", "global-pooling"],
 )
@@ -234,7 +220,7 @@ def test_the_probe_keeps_only_kernels_that_run_and_agree(
     monkeypatch, kind, expected
 ) -> None:
     monkeypatch.setitem(fused_mod._FUSED, "cpu", kind)
-    net = _pooling_net()
+    net = pooling_net()
     fused = FusedNetwork(net, torch.float32)
     assert fused.kernels == expected
     x = _planes(net)
@@ -301,7 +287,7 @@ def test_cudnn_calls_match_the_operators_schemas(monkeypatch) -> None:
     monkeypatch.setattr(torch, "cudnn_convolution_relu", fake_relu)
     monkeypatch.setattr(torch, "cudnn_convolution_add_relu", fake_add_relu)
     monkeypatch.setitem(fused_mod._FUSED, "cpu", fused_mod._CuDNN)
-    net = _pooling_net()
+    net = pooling_net()
     fused = FusedNetwork(net, torch.float32)
     assert fused.kernels == "cudnn"
     x = _planes(net)
@@ -355,7 +341,7 @@ def test_cuda_fused_evaluator_matches_the_model(monkeypatch, precision) -> None:
     changed in place, which the graphs' folded copy must follow."""
     monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)
     monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
-    net = _pooling_net()
+    net = pooling_net()
     plain = NetEvaluator(
         net, "cuda", symmetries="none", precision=precision, fused=False,
         cuda_graphs=False,

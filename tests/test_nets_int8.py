@@ -8,7 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from nets_helpers import positions_of, random_board, tiny_net  # noqa: E402
+from nets_helpers import pooling_net, positions_of, random_board, tiny_net  # noqa: E402
 
 from alphago.cli import build_parser, check_device_options  # noqa: E402
 from alphago.nets import NetConfig, NetEvaluator, PolicyValueNet  # noqa: E402
@@ -16,28 +16,12 @@ from alphago.nets import int8 as int8_module  # noqa: E402
 from alphago.nets import precision as prec  # noqa: E402
 from alphago.nets.agreement import precision_agreement  # noqa: E402
 from alphago.nets.int8 import Int8Network, calibration_planes  # noqa: E402
-from alphago.nets.model import BatchNorm  # noqa: E402
 from alphago.nets.shipped import shipped_weights  # noqa: E402
 from alphago.nets.weights import load_weights  # noqa: E402
 
 CPU = torch.device("cpu")
 INT8 = prec.int8_supported()
 needs_int8 = pytest.mark.skipif(not INT8, reason="no AVX512-VNNI or oneDNN int8 here")
-
-
-def _pooling_net() -> PolicyValueNet:
-    """Three blocks, the middle one with global pooling, an ownership head, and
-    batch norms whose statistics are far from the identity."""
-    torch.manual_seed(3)
-    config = NetConfig(9, 3, 16, "agz17", True, global_pooling=(1,))
-    net = PolicyValueNet(config)
-    with torch.no_grad():
-        for module in net.modules():
-            if isinstance(module, BatchNorm):
-                module.running_mean.uniform_(-0.5, 0.5)
-                module.running_var.uniform_(0.3, 3.0)
-                module.bias.uniform_(-0.5, 0.5)
-    return net.eval()
 
 
 def _planes(net: PolicyValueNet, count: int, seed: int) -> torch.Tensor:
@@ -52,7 +36,7 @@ def test_folding_batch_norm_changes_nothing() -> None:
     # The folded tower in float32 (before quantization) with the net's own fully
     # connected heads is the network: each conv + batch norm pair became one conv,
     # and the pooling block's first batch norm moved into its fully connected rows.
-    net = _pooling_net()
+    net = pooling_net()
     tower = int8_module._Tower(net).eval()
     x = _planes(net, 6, 0)
     with torch.no_grad():
@@ -87,7 +71,7 @@ def test_calibration_positions_come_from_the_nets_games() -> None:
 
 @needs_int8
 def test_int8_network_stays_close_to_fp32() -> None:
-    net = _pooling_net()
+    net = pooling_net()
     q = Int8Network(net)
     x = _planes(net, 32, 100)
     with torch.inference_mode():
