@@ -5,11 +5,12 @@ written by ``pool.features`` as uint8 into a reused host buffer (page-locked whe
 device is a GPU, so the copy to it is a DMA that need not wait), travel to the device
 as uint8, a quarter of float32's bytes, and only there become floats: the chosen
 symmetries are applied on the device, into a reused channels-last input buffer of the
-compute type. The network runs under ``torch.inference_mode()``: on the CPU as a
-:class:`~alphago.nets.fused.FusedNetwork` (batch norm folded into the convolutions,
-the weights kept in the compute type), elsewhere as the model under the precision's
-autocast (:mod:`alphago.nets.precision`), on CUDA as a replayed CUDA graph per
-batch-size bucket (:mod:`alphago.nets.graphs`), the policy logits are mapped back
+compute type. The network runs under ``torch.inference_mode()``: by default on the
+CPU (``fused``) as a :class:`~alphago.nets.fused.FusedNetwork` (batch norm folded
+into the convolutions, the weights kept in the compute type), otherwise as the model
+under the precision's autocast (:mod:`alphago.nets.precision`), on CUDA as a
+replayed CUDA graph per batch-size bucket (:mod:`alphago.nets.graphs`), the policy
+logits are mapped back
 with the inverse transforms on the device, and logits, values (and ownership) come
 back to the host in one copy. Illegal moves are masked before the softmax, so priors
 are exactly zero on illegal moves and sum to 1 over the legal ones (a position with
