@@ -10,12 +10,11 @@ CPU (``fused``) as a :class:`~alphago.nets.fused.FusedNetwork` (batch norm folde
 into the convolutions, the weights kept in the compute type), otherwise as the model
 under the precision's autocast (:mod:`alphago.nets.precision`), on CUDA as a
 replayed CUDA graph per batch-size bucket (:mod:`alphago.nets.graphs`), the policy
-logits are mapped back
-with the inverse transforms on the device, and logits, values (and ownership) come
-back to the host in one copy. Illegal moves are masked before the softmax, so priors
-are exactly zero on illegal moves and sum to 1 over the legal ones (a position with
-no legal move, a finished game, gets all zeros). Values are the net's tanh output:
-the side to move's expected outcome.
+logits are mapped back with the inverse transforms on the device, and logits, values
+(and ownership) come back to the host in one copy. Illegal moves are masked before
+the softmax, so priors are exactly zero on illegal moves and sum to 1 over the legal
+ones (a position with no legal move, a finished game, gets all zeros). Values are
+the net's tanh output: the side to move's expected outcome.
 
 Symmetries (the eight transforms of the square, as Leela Zero uses them):
 
