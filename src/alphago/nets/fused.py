@@ -45,13 +45,14 @@ __all__ = ["FusedNetwork", "fold"]
 
 def fold(conv: nn.Conv2d, bn: BatchNorm) -> tuple[Tensor, Tensor]:
     """``conv`` (no bias) then ``bn`` in eval mode as one convolution: its weight
-    and bias, float32."""
+    and bias, in the layers' type (float32 for our networks)."""
     s = torch.rsqrt(bn.running_var + bn.eps)
     return conv.weight * s[:, None, None, None], bn.bias - bn.running_mean * s
 
 
 def _folded_state(net: PolicyValueNet) -> dict[str, Tensor]:
-    """Every tensor :class:`FusedNetwork` computes with, float32, by name."""
+    """Every tensor :class:`FusedNetwork` computes with, in the network's type, by
+    name."""
     out: dict[str, Tensor] = {}
 
     def conv_bn(name: str, conv: nn.Conv2d, bn: BatchNorm) -> None:
