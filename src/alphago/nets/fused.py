@@ -40,7 +40,7 @@ from torch.nn import functional as F
 
 from .model import BatchNorm, GlobalPoolingBlock, PolicyValueNet, ResidualBlock
 
-__all__ = ["FusedNetwork", "fold"]
+__all__ = ["FusedNetwork", "fold", "fold_pooled"]
 
 
 def fold(conv: nn.Conv2d, bn: BatchNorm) -> tuple[Tensor, Tensor]:
@@ -48,6 +48,13 @@ def fold(conv: nn.Conv2d, bn: BatchNorm) -> tuple[Tensor, Tensor]:
     and bias, in the layers' type (float32 for our networks)."""
     s = torch.rsqrt(bn.running_var + bn.eps)
     return conv.weight * s[:, None, None, None], bn.bias - bn.running_mean * s
+
+
+def fold_pooled(block: GlobalPoolingBlock) -> tuple[Tensor, Tensor]:
+    """The weight and bias of ``block``'s pooling layer with ``bn1``'s scale folded
+    in: the pooled bias enters before ``bn1``, whose scale applies to it too."""
+    s = torch.rsqrt(block.bn1.running_var + block.bn1.eps)
+    return block.pool_fc.weight * s[:, None], block.pool_fc.bias * s
 
 
 def _folded_state(net: PolicyValueNet) -> dict[str, Tensor]:
@@ -69,10 +76,7 @@ def _folded_state(net: PolicyValueNet) -> dict[str, Tensor]:
         conv_bn(f"{i}.conv2", block.conv2, block.bn2)
         if isinstance(block, GlobalPoolingBlock):
             conv_bn(f"{i}.pool", block.pool_conv, block.pool_bn)
-            # The pooled bias enters before bn1, whose scale applies to it too.
-            s = torch.rsqrt(block.bn1.running_var + block.bn1.eps)
-            out[f"{i}.fc.w"] = block.pool_fc.weight * s[:, None]
-            out[f"{i}.fc.b"] = block.pool_fc.bias * s
+            out[f"{i}.fc.w"], out[f"{i}.fc.b"] = fold_pooled(block)
     conv_bn("policy", net.policy_conv, net.policy_bn)
     conv_bn("value", net.value_conv, net.value_bn)
     plain("policy_fc", net.policy_fc)

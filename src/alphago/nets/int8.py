@@ -39,7 +39,7 @@ from torch.nn import functional as F
 
 from search import Positions
 
-from .fused import fold
+from .fused import fold, fold_pooled
 from .model import (
     BatchNorm,
     GlobalPoolingBlock,
@@ -99,11 +99,11 @@ class _PoolingBlock(nn.Module):
         self.conv1 = _folded(block.conv1, block.bn1)
         self.pool_conv = _folded(block.pool_conv, block.pool_bn)
         self.conv2 = _folded(block.conv2, block.bn2)
-        s = torch.rsqrt(block.bn1.running_var + block.bn1.eps)
         self.pool_fc = copy.deepcopy(block.pool_fc)
         with torch.no_grad():
-            self.pool_fc.weight.mul_(s[:, None])
-            self.pool_fc.bias.mul_(s)
+            weight, bias = fold_pooled(block)
+            self.pool_fc.weight.copy_(weight)
+            self.pool_fc.bias.copy_(bias)
 
     def forward(self, x: Tensor) -> Tensor:
         g = F.relu(self.pool_conv(x))
