@@ -156,6 +156,22 @@ def test_time_commands_set_and_validate() -> None:
     assert clock.stones == 2 and clock.byo_left < 12
 
 
+@pytest.mark.parametrize("new_game", ["clear_board", "boardsize 9", "boardsize 7"])
+def test_a_new_game_starts_with_full_clocks(new_game: str) -> None:
+    """A controller that sends time_settings once for a match (and no time_left):
+    the time the last game's moves took must not come off the next game's clock."""
+    e = make_engine()
+    ok(e, "time_settings 300 30 5")
+    fresh = e.time.budget(goboard.BLACK, 9, 0)
+    e.time.spent(goboard.BLACK, 299.0)
+    e.time.spent(goboard.WHITE, 400.0)  # into byo-yomi
+    ok(e, new_game)
+    assert e.time.clock(goboard.BLACK).main == 300
+    assert not e.time.clock(goboard.WHITE).in_byo
+    assert e.time.budget(goboard.BLACK, 9, 0) == fresh
+    assert e.time.system == "canadian"  # the settings stay
+
+
 class RecordingPlayer(UCTPlayer):
     """Remembers the time budgets it was given."""
 

@@ -180,13 +180,15 @@ class Engine:
             raise GtpError(f"unacceptable size: {exc}") from None
 
     def reset(self, size: int | None = None) -> None:
-        """Clear the board (optionally to a new size); keeps komi and rules."""
+        """Clear the board (optionally to a new size) and start both clocks afresh;
+        keeps komi, rules and time settings."""
         if size is not None:
             self.size = size
         self.setup = {}
         self.moves = []
         self.board = goboard.Board(self.size, self.komi, self.rules)
         self.restart_resign_count()
+        self.time.new_game()
         self.player.new_game()
 
     def set_position(

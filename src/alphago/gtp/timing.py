@@ -86,6 +86,11 @@ class TimeManager:
         self.byo_stones, self.byo_periods = stones, periods
         self.clocks = {}
 
+    def new_game(self) -> None:
+        """Both clocks back to the full settings (a new game): the time the last
+        game's moves took is not this game's."""
+        self.clocks = {}
+
     def clock(self, colour: int) -> Clock:
         if colour not in self.clocks:
             self.clocks[colour] = Clock(main=self.main, stones=0, in_byo=False)
