@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
+import os
 import subprocess
 import sys
 from io import StringIO
@@ -311,6 +313,44 @@ def test_gtp_command_answers(tmp_path: Path) -> None:
     answers = [a for a in proc.stdout.split("\n\n") if a.strip()]
     assert len(answers) == 4 and all(a.startswith("=") for a in answers)
     goboard.coords.from_gtp(answers[2][1:].strip(), 5)  # a vertex
+
+
+#: Strict UTF-8 on the standard streams, as Python sets them up under a UTF-8 locale
+#: such as en_US.UTF-8 (Windows' code pages are strict too).
+STRICT_UTF8 = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+
+
+@needs_gtp
+def test_gtp_answers_a_line_that_is_no_utf8_and_goes_on() -> None:
+    """A byte the input encoding cannot decode (a Latin-1 file name from a GUI)
+    fails its command; it used to end the session silently, unanswered."""
+    proc = subprocess.run(
+        [*CLI, "gtp", "--uct", "--size", "5", "--simulations", "4"],
+        input=b"1 name\n2 play b \xe9\n3 loadsgf caf\xe9.sgf\n4 \xff\n5 name\nquit\n",
+        capture_output=True,
+        env=STRICT_UTF8,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    answers = [a.strip() for a in proc.stdout.decode().split("\n\n") if a.strip()]
+    assert [a[:2] for a in answers] == ["=1", "?2", "?3", "?4", "=5", "="]
+
+
+def test_analysis_answers_a_line_that_is_no_utf8_and_goes_on() -> None:
+    query = json.dumps(
+        {"id": "q", "moves": [], "rules": "chinese", "boardXSize": 5, "boardYSize": 5}
+    ).encode()
+    proc = subprocess.run(
+        [*CLI, "analysis", "--uct", "--simulations", "4"],
+        input=b'{"id": "\xe9"\n' + query + b"\n",
+        capture_output=True,
+        env=STRICT_UTF8,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    replies = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert "error" in replies[0]
+    assert replies[1]["id"] == "q" and replies[1]["moveInfos"]
 
 
 @needs_gtp

@@ -436,6 +436,21 @@ def make_player(args: argparse.Namespace) -> Player:
     return choice.player_for(choice.default_size() if args.size is None else args.size)
 
 
+def _tolerant_stdio() -> None:
+    """Standard streams that never fail on a character: input bytes the locale's
+    encoding cannot decode (a file name in another encoding; strict decoding is
+    Python's default under UTF-8 locales and Windows code pages) come through as
+    surrogates and fail only their command or query, where strict decoding ended
+    the session; output echoing them backslash-escapes them."""
+    for stream, errors in (
+        (sys.stdin, "surrogateescape"),
+        (sys.stdout, "backslashreplace"),
+    ):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if callable(reconfigure):
+            reconfigure(errors=errors)
+
+
 def _cmd_gtp(args: argparse.Namespace) -> int:
     from alphago.gtp import DEFAULT_VERSION, Engine, serve
 
@@ -453,6 +468,7 @@ def _cmd_gtp(args: argparse.Namespace) -> int:
         resign_below=args.resign_below,
         ponder=args.ponder,
     )
+    _tolerant_stdio()
     serve(engine, sys.stdin, sys.stdout)
     return 0
 
@@ -474,6 +490,7 @@ def _cmd_analysis(args: argparse.Namespace) -> int:
         args.report_as,
         finish_at_eof=not args.quit_without_waiting,
     )
+    _tolerant_stdio()
     return server.serve(sys.stdin)
 
 
