@@ -107,10 +107,16 @@ def test_tree_reuse_after_our_move_and_the_reply() -> None:
 
 def test_new_game_and_size_change() -> None:
     player = uct(16)
-    player.genmove(goboard.Board(5))
+    board = goboard.Board(5)
+    player.genmove(board)
+    again = player.genmove(board)  # the same position: the tree's visits carry over
+    assert int(again.visits.sum()) > again.num_simulations
     player.new_game()
+    fresh = player.genmove(board)  # the same position again, but the tree is gone
+    assert int(fresh.visits.sum()) == fresh.num_simulations
     result = player.genmove(goboard.Board(7))
     assert result.visits.shape == (50,)
+    assert int(result.visits.sum()) == result.num_simulations
 
 
 def test_game_over_is_refused() -> None:
