@@ -247,7 +247,9 @@ def _play_on(e: Engine, moves: list[str]) -> None:
 
 
 def test_resignation_is_off_by_default() -> None:
-    e = _hopeless(None)
+    e = make_engine(size=5)  # no resign_below given: the Engine's own default
+    ok(e, "komi 50")  # as _hopeless: Black cannot win
+    assert e.resign_below is None
     _play_on(e, ["A1", "B1", "C1", "D1"])
     for _ in range(4):
         assert ok(e, "genmove b") != "resign"
