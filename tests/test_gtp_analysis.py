@@ -330,3 +330,23 @@ def test_pipelined_commands_stop_analysis_at_once() -> None:
         int(str(m["visits"])) for m in parse_info(reports[-1]) if "visits" in m
     )
     assert visits < 1000  # stopped long before its 20000 simulations
+
+
+class BrokenSearch(FixedOwnership):
+    """Every search raises (a network that fell over)."""
+
+    def genmove(self, board: goboard.Board, **kwargs: object) -> object:
+        raise RuntimeError("the network fell over")
+
+
+@pytest.mark.parametrize("command", ["kata-analyze b 10", "lz-genmove_analyze b 10"])
+def test_a_stream_that_fails_ends_and_says_why_on_stderr(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The "=" went out before the search: the failure cannot be an error response.
+    e = Engine(BrokenSearch(), board_size=5)
+    assert e.handle(command) == "=\n\n"
+    name = command.split()[0]
+    err = capsys.readouterr().err
+    assert f"alphago: {name} failed: internal error: RuntimeError: the network" in err
+    assert ok(e, "name") == "alphago"  # the session goes on

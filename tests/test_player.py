@@ -205,3 +205,28 @@ def test_pass_allowed_when_only_own_eyes_remain() -> None:
         stones.flat[point] = 0  # three true eyes of black, which is to move
     board = goboard.Board.from_stones(stones, to_play=goboard.BLACK)
     assert pass_rules(board, _result_choosing(25, 5)).move == 25
+
+
+class FailsOnce(search.UniformEvaluator):
+    """Uniform priors, raising on its ``fail_on``-th call (counted from 1)."""
+
+    def __init__(self, fail_on: int) -> None:
+        super().__init__()
+        self.calls = 0
+        self.fail_on = fail_on
+
+    def evaluate(self, positions: search.Positions) -> search.evaluator.Output:
+        self.calls += 1
+        if self.calls == self.fail_on:
+            raise RuntimeError("the network fell over")
+        return super().evaluate(positions)
+
+
+def test_a_search_that_raises_leaves_the_player_ready_for_the_next() -> None:
+    config = search.SearchConfig(num_simulations=40, leaves_per_batch=4)
+    player = SearchPlayer(FailsOnce(fail_on=3), config)
+    board = goboard.Board(5)
+    with pytest.raises(RuntimeError, match="fell over"):
+        player.genmove(board)  # virtual loss is on the tree when it raises
+    result = player.genmove(board)  # the same position: a fresh tree, not that one
+    assert int(result.visits.sum()) == result.num_simulations == 40

@@ -472,3 +472,42 @@ def test_one_seed_for_many_games_gives_distinct_reproducible_streams() -> None:
     assert visits(np.random.default_rng(5)) == visits(np.random.default_rng(5))
     with pytest.raises(TypeError):
         PUCT(FakeEvaluator(), boards, cfg, rng="5")  # type: ignore[arg-type]
+
+
+class FailsOnCall(FakeEvaluator):
+    """The fake evaluator, raising on its ``fail_on``-th call (counted from 1)."""
+
+    def __init__(self, fail_on: int) -> None:
+        super().__init__()
+        self.fail_on = fail_on
+
+    def evaluate(self, positions: Positions) -> tuple[np.ndarray, np.ndarray]:
+        if self.calls + 1 == self.fail_on:
+            self.calls += 1
+            raise RuntimeError("the network fell over")
+        return super().evaluate(positions)
+
+
+def test_a_step_that_raises_leaves_its_trees_refused_until_set_root() -> None:
+    # Leaf batches: the failing step has added virtual loss along its walks and
+    # marked its leaves pending, and nothing takes them back.
+    cfg = SearchConfig(num_simulations=48, leaves_per_batch=4, dirichlet_fraction=0.0)
+    boards = [goboard.Board(5), goboard.Board(5)]
+    boards[1].play(12)
+    ev = FailsOnCall(fail_on=4)  # the roots' call, two steps, then the failure
+    mcts = PUCT(ev, boards, cfg, rng=0)
+    with pytest.raises(RuntimeError, match="fell over"):
+        mcts.run([1])
+    mcts.check(0)  # a game that was not searched keeps a sound tree
+    with pytest.raises(AssertionError, match="virtual loss"):
+        mcts.check(1)  # what the refusals below protect against
+    refused = "game 1's tree was left half-updated"
+    for again in (mcts.run, lambda: mcts.run([1]), lambda: mcts.advance(7, 1)):
+        with pytest.raises(RuntimeError, match=refused):
+            again()
+    assert mcts.run([0])[0].num_simulations == 48  # the other game searches on
+    mcts.set_root(boards[1], 1)
+    result = mcts.run([1])[0]
+    mcts.check(1)
+    assert result.num_simulations == 48
+    assert int(result.visits.sum()) == 48  # no leaf is stuck as pending

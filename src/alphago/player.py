@@ -77,7 +77,8 @@ class Player(Protocol):
         False spends the whole budget even where the configuration would stop once
         the move is decided (an analysis), True stops where it would not (a PUCT or
         UCT search; a Gumbel configuration refuses it), None keeps the
-        configuration's choice.
+        configuration's choice. When the search raises (its network's error, say),
+        the player is left ready for the next call.
         """
         ...
 
@@ -296,7 +297,13 @@ class _TreePlayer:
                 # After the opponent's pass, pass_rules may play any winning move by
                 # its visits, not only the search's choice: search them all.
                 config = dataclasses.replace(config, early_stop=False)
-            result = self._search(mcts, config, on_result, every_seconds, stop)
+            try:
+                result = self._search(mcts, config, on_result, every_seconds, stop)
+            except BaseException:
+                # A step that raised left the tree half-updated (search refuses it
+                # until its root is set again): the next search starts afresh.
+                self.new_game()
+                raise
             if not filters:  # a pass inside an allow list stays a pass
                 result = pass_rules(board, result)
             self._our_move = result.move

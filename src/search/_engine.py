@@ -173,6 +173,7 @@ class MCTS(RootsMixin):
         self._noise_saved: list[NDArray[np.float32] | None] = [None] * len(boards)
         self._stop = threading.Event()
         self._pending = np.zeros(self.tree.visits_flat.shape[0], dtype=np.bool_)
+        self._damaged = np.zeros(len(boards), dtype=np.bool_)
         # This package's evaluators answer valid numbers by construction.
         self._trusted = type(evaluator) in TRUSTED
         self._scores: ScoreFn = _puct_scorer(self.tree)
@@ -309,9 +310,13 @@ class MCTS(RootsMixin):
             ValueError: a bad game index, a game that is over, or a budget < 1.
             TypeError, ValueError: ``simulations`` or ``root_noise`` not one int
                 (bool) per game.
+            RuntimeError: an earlier run raised in the middle of a step (the
+                evaluator's error, say) and left a game's tree half-updated, its
+                virtual loss not taken back; :meth:`set_root` starts it afresh.
         """
         start = time.monotonic()
         chosen = self._check_games(games)
+        self._check_intact(chosen)
         self._stop.clear()
         cfg = self.config
         deadline = None if cfg.time_limit is None else start + cfg.time_limit
@@ -351,7 +356,11 @@ class MCTS(RootsMixin):
                 done = budget - remaining
                 callback(self._results(chosen, done, now - start, final=False))
                 since_sims, since_time = 0, now
-            sims = self._step(active, left)
+            try:
+                sims = self._step(active, left)
+            except BaseException:
+                self._damaged[active] = True  # refuse these trees until set_root
+                raise
             left -= sims
             if callback is not None:
                 since_sims += int(sims.sum())

@@ -81,6 +81,10 @@ class RootsMixin:
     mix_lambda: float
     _rngs: list[np.random.Generator]
     _noise_saved: list[NDArray[np.float32] | None]
+    _pending: NDArray[np.bool_]
+    # Games whose tree a search step left half-updated (it raised: an evaluator's
+    # error, a KeyboardInterrupt): virtual loss and pending leaves not taken back.
+    _damaged: NDArray[np.bool_]
     _noise: float
     _alpha: float
     _forcing: bool = False
@@ -113,6 +117,16 @@ class RootsMixin:
         if over.any():
             raise ValueError(f"game {int(chosen[over][0])} is over; nothing to search")
         return chosen
+
+    def _check_intact(self, games: I64) -> None:
+        """RuntimeError if a search step that raised left any of ``games`` with a
+        half-updated tree."""
+        damaged = games[self._damaged[games]]
+        if damaged.size:
+            raise RuntimeError(
+                f"game {int(damaged[0])}'s tree was left half-updated by a search "
+                "step that raised; set_root() starts it afresh"
+            )
 
     def _prepare_roots(
         self, games: I64, budgets: I64, noise: NDArray[np.bool_]
@@ -252,6 +266,9 @@ class RootsMixin:
             raise TypeError("board must be a goboard.Board")
         self.pool.set_root(g, board)
         self.tree.reset(g)
+        base = self.tree.flat(g, 0)
+        self._pending[base : base + self.tree.stride] = False
+        self._damaged[g] = False
         self._komi[g] = board.komi
         self._noise_saved[g] = None
 
@@ -264,8 +281,11 @@ class RootsMixin:
         Raises:
             goboard.IllegalMoveError: the move is illegal at the root.
             ValueError: ``move`` outside 0..N*N.
+            RuntimeError: a search step that raised left this tree half-updated
+                (:meth:`set_root` starts afresh).
         """
         g = self._game(game)
+        self._check_intact(np.array([g]))
         t = self.tree
         if isinstance(move, bool) or not isinstance(move, (int, np.integer)):
             raise TypeError(f"move must be an int, not {type(move).__name__}")

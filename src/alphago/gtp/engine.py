@@ -236,9 +236,6 @@ class Engine:
                 self.board.copy(), stop=stop, simulations=simulations, early_stop=False
             )
         except Exception as exc:  # noqa: BLE001 - pondering must not end the session
-            # The failed step's virtual loss and pending leaves stay in the tree:
-            # the next genmove must not reuse it.
-            self.player.new_game()
             print(f"alphago: pondering stopped: {exc}", file=sys.stderr)
 
     # -- executing commands ----------------------------------------------------
@@ -286,9 +283,12 @@ class Engine:
         else:
             failed = False
         if ctx.started:
-            # A stream already sent "=": end it; a failure can only be reported inline.
+            # A stream already sent "=": end it. Its failure cannot be an error
+            # response any more: it goes to stderr, which GUIs show in their logs.
             tail = text if not failed else ""
             write(tail.rstrip("\n") + "\n\n" if tail.strip() else "\n")
+            if failed:
+                print(f"alphago: {command.name} failed: {text}", file=sys.stderr)
         elif failed:
             write(error(command.ident, text))
         else:
