@@ -270,6 +270,18 @@ def test_gendata_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert captured.err == ""
 
 
+@pytest.mark.parametrize("gnugo", ["/nonexistent/gnugo", "/bin/false"])
+def test_gendata_without_a_working_gnugo_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], gnugo: str
+) -> None:
+    out = tmp_path / "games"
+    args = ["gendata", str(out), "--games", "3", "--size", "5", "--workers", "1"]
+    assert main([*args, "--gnugo", gnugo, "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "alphago gendata: error:" in err and "Traceback" not in err
+    assert not out.exists()  # the refused command leaves no folder
+
+
 def test_train_sl_on_alphago49_planes_then_play(
     tmp_path: Path, sgf_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -576,9 +576,13 @@ def _cmd_gendata(args: argparse.Namespace) -> int:
         file=sys.stderr,
         disable=args.no_progress,
     ) as bar:
-        bar.update(args.games - sum(1 for _ in _missing(args.out, args.games)))
+        missing = len(_missing(args.out, args.games))
+        bar.update(args.games - missing)
         written = generate(args.out, config, progress=lambda i, r: _tick(bar))
     print(f"{written} games written to {args.out}")
+    if missing and not written:  # GNU Go failed every game (each one said why)
+        print("alphago gendata: error: no game could be played", file=sys.stderr)
+        return 1
     return 0
 
 

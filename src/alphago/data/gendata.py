@@ -241,11 +241,13 @@ def generate(
     ``progress(index, record)`` is called after each game (record None: the game was
     dropped, with a warning on stderr). Thread-safe: calls are serialised.
     """
+    gnugo = config.gnugo or find_gnugo()
+    if shutil.which(gnugo) is None:  # else every game is dropped, one line each
+        raise FileNotFoundError(f"GNU Go not found: no program {gnugo!r}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(out)  # left by a killed run
     todo = [i for i in range(config.games) if not (out / f"game-{i:06d}.sgf").exists()]
-    gnugo = config.gnugo or find_gnugo()
     lock = threading.Lock()
     written = 0
     chunks = [todo[w :: config.workers] for w in range(config.workers)]
