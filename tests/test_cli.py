@@ -253,6 +253,24 @@ def test_play_command_saves_sgf(tmp_path: Path) -> None:
     assert record.players[goboard.BLACK] == "human"
 
 
+@pytest.mark.parametrize("where", ["missing/game.sgf", "."])
+def test_play_refuses_an_unwritable_sgf_before_the_game(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    where: str,
+) -> None:
+    monkeypatch.setattr(sys, "stdin", StringIO("pass\npass\n"))
+    sgf = str(tmp_path / where)
+    args = ["play", "--uct", "--size", "5", "--simulations", "4", "--sgf", sgf]
+    assert main(args) == 1
+    out, err = capsys.readouterr()
+    assert out == ""  # no game was played, to be lost at its end
+    assert err.startswith("alphago play: error:") and str(tmp_path) in err
+    assert ".tmp" not in err  # the path given, not a temporary file's
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_bench_without_network(capsys: pytest.CaptureFixture[str]) -> None:
     argv = [
         "bench",

@@ -31,6 +31,7 @@ __all__ = [
     "atomic_write",
     "atomic_write_bytes",
     "check_target",
+    "check_writable",
     "remove_stale_temporaries",
 ]
 
@@ -110,7 +111,25 @@ def _create_temporary(real: str) -> tuple[int, str]:
             return os.open(tmp, flags, 0o666), tmp
         except FileExistsError:
             continue
+        except OSError as exc:
+            # Name the file the caller asked for, not our temporary one.
+            raise OSError(exc.errno, exc.strerror, real) from None
     raise FileExistsError(errno.EEXIST, "no free temporary file name", directory)
+
+
+def check_writable(path: PathLike) -> None:
+    """Refuse now a ``path`` that :func:`atomic_write` could not write (a missing or
+    read-only directory, a directory or device at ``path``), so that a command
+    fails before its work rather than losing it at the end: a temporary file is
+    created beside ``path`` and removed again; ``path`` itself is untouched.
+
+    Raises:
+        NotAFileError, OSError: as :func:`atomic_write` would.
+    """
+    real, _ = check_target(path)
+    fd, tmp = _create_temporary(real)
+    os.close(fd)
+    os.unlink(tmp)
 
 
 def atomic_write(path: PathLike, write: Callable[[IO[bytes]], None]) -> None:

@@ -499,6 +499,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from alphago.match.human import play_human
     from alphago.match.records import save_outcome_sgf
 
+    if args.sgf:  # refused before the game, not after it
+        from alphago.atomic import check_writable
+
+        check_writable(args.sgf)
     human = goboard.BLACK if args.color == "black" else goboard.WHITE
     outcome = play_human(
         make_player(args),
