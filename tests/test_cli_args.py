@@ -10,6 +10,8 @@ import pytest
 
 from alphago.cli import main
 from alphago.cli_args import (
+    MAX_BLOCKS,
+    MAX_FILTERS,
     at_least,
     board_size,
     finite,
@@ -104,6 +106,9 @@ def test_finite_and_positive() -> None:
         (["gtp", "--komi", "1e300"], "--komi"),
         (["gtp", "--simulations", "2000000000"], "--simulations"),
         (["bench", "--simulations", "2000000000"], "--simulations"),
+        (["bench", "--filters", "100000"], "--filters"),
+        (["bench", "--blocks", "100000"], "--blocks"),
+        (["bench", "--batch", "100000000"], "--batch"),
         (["analysis", "--analysis-memory", "100000000000"], "--analysis-memory"),
     ],
 )
@@ -124,3 +129,13 @@ def test_bad_numbers_stop_the_command_before_it_starts(
     assert f"argument {flag}: must be" in err
     assert "game/s" not in err  # a match's progress bar never started
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_network_limits_are_net_configs() -> None:
+    pytest.importorskip("torch")
+    from alphago.nets.model import NetConfig
+
+    NetConfig(board_size=5, blocks=MAX_BLOCKS, filters=MAX_FILTERS)
+    for too_many in ({"blocks": MAX_BLOCKS + 1}, {"filters": MAX_FILTERS + 1}):
+        with pytest.raises(ValueError, match="must be in"):
+            NetConfig(board_size=5, **too_many)  # type: ignore[arg-type]

@@ -25,6 +25,9 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from alphago.cli_args import (
+    MAX_BATCH,
+    MAX_BLOCKS,
+    MAX_FILTERS,
     MAX_SIMULATIONS,
     at_least,
     board_size,
@@ -299,11 +302,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=800,
         help="simulations per search",
     )
-    bench.add_argument("--blocks", type=at_least(0), default=6, help="network blocks")
-    bench.add_argument("--filters", type=count, default=64, help="network filters")
+    bench.add_argument(
+        "--blocks", type=in_range(0, MAX_BLOCKS), default=6, help="network blocks"
+    )
+    bench.add_argument(
+        "--filters", type=in_range(1, MAX_FILTERS), default=64, help="network filters"
+    )
     bench.add_argument("--threads", type=threads, default=None, help="torch threads")
     bench.add_argument(
-        "--batch", type=count, default=32, help="leaves per network call (default 32)"
+        "--batch",
+        type=in_range(1, MAX_BATCH),
+        default=32,
+        help="leaves per network call (default 32)",
     )
     _add_device_options(bench)
     bench.add_argument(

@@ -19,6 +19,9 @@ from goboard import MAX_SIZE, MIN_SIZE
 from goboard.rules import MAX_KOMI
 
 __all__ = [
+    "MAX_BATCH",
+    "MAX_BLOCKS",
+    "MAX_FILTERS",
     "MAX_SIMULATIONS",
     "MAX_THREADS",
     "at_least",
@@ -36,6 +39,12 @@ __all__ = [
 MAX_THREADS = 1024
 #: Simulations a move: beyond this a tree would not fit in any machine's memory.
 MAX_SIMULATIONS = 10_000_000
+#: A network's residual blocks and filters: the limits ``alphago.nets.NetConfig``
+#: checks (repeated here so that a command refuses them before it starts).
+MAX_BLOCKS = 1000
+MAX_FILTERS = 4096
+#: Positions per network call: a batch beyond this would not fit in memory.
+MAX_BATCH = 4096
 
 
 def at_least(low: int) -> Callable[[str], int]:
