@@ -22,7 +22,8 @@ behaviour on ``genmove``:
 ``refuse`` passes on genmove but rejects every ``play`` command, and ``nosize`` rejects
 ``boardsize`` (``nosize1`` only when its seed is 1, and passes otherwise). ``script``
 plays a fixed comma-separated list of vertices, then passes, and answers
-``final_status_list dead`` with another such list (:func:`scripted`).
+``final_status_list dead`` with another such list (:func:`scripted`); ``sleep`` in
+its list sleeps 30 s instead of a move (a timeout late in a game).
 """
 
 from __future__ import annotations
@@ -77,7 +78,10 @@ def genmove(colour):
     if mode == "resign":
         return "resign"
     if mode == "script":
-        return script.pop(0) if script else "pass"
+        move = script.pop(0) if script else "pass"
+        if move == "sleep":
+            time.sleep(30)
+        return move
     me = board.to_play
     moves = [m for m in board.legal_moves()[:-1] if not board.is_true_eye(m, me)]
     move = int(rng.choice(moves)) if moves else size * size

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from match_fakes import fake_engine
+from match_fakes import fake_engine, scripted
 
 import goboard
 from alphago.match import EngineStopped, play_game
@@ -122,3 +122,13 @@ def test_resignation_and_move_cap(tmp_path: Path) -> None:
     capped = play_game(r1, r2, size=5, max_moves=6)
     assert capped.reason == "move cap" and len(capped.moves) == 6
     assert capped.score is not None and capped.result != ""
+
+
+def test_a_timed_out_genmove_is_no_move_and_no_thinking_time(tmp_path: Path) -> None:
+    # Black answers C3 at once, then thinks past the timeout: one move, a few ms,
+    # not the timeout's seconds spread over that one move (time per move x 30).
+    black = scripted(tmp_path, "C3,sleep")
+    out = play_game(black, fake_engine(tmp_path, "pass"), size=5, move_timeout=3.0)
+    assert out.reason.startswith("B forfeits: genmove: no answer within 3 s")
+    assert out.genmoves[B] == 1
+    assert out.think_time[B] < 1.0, out.think_time

@@ -56,7 +56,7 @@ class GameOutcome:
         score: Tromp-Taylor score from Black's view (None if the game was not
             counted: resignation or forfeit).
         names: Engine names by colour (GTP ``name``, else the program name).
-        think_time: Seconds spent in ``genmove`` by colour.
+        think_time: Seconds spent in answered ``genmove`` calls, by colour.
         genmoves: ``genmove`` calls answered, by colour.
         stderr: The tail of each engine's stderr, by colour.
         dead: Stones removed as dead before the count.
@@ -217,9 +217,10 @@ def _play(
         try:
             reply = engine.send(f"genmove {_GTP_COLOUR[colour]}", timeout=move_timeout)
         except (GTPError, EngineFailure) as exc:
+            # No move: its time is not thinking time (a timeout would add the whole
+            # move_timeout to an engine's total over the moves it did answer).
             raise _Forfeit(colour, f"genmove: {exc}") from exc
-        finally:
-            out.think_time[colour] += time.perf_counter() - start
+        out.think_time[colour] += time.perf_counter() - start
         out.genmoves[colour] += 1
         vertex = reply.strip().lower()
         if vertex == "resign":
