@@ -3,8 +3,9 @@
 
 ``alphago eval`` gives game i of a match the ``{game}`` seed i and the same colours in
 every match, so two engines A and A' each played against one opponent B can be
-compared pair by pair: a game that A won and A' lost counts for A, the reverse for A',
-and games both won or both lost say nothing about which is stronger. The sign test
+compared pair by pair: a game in which A scored more than A' (a win against a loss or a
+tie, a tie against a loss) counts for A, the reverse for A', and games with the same
+result say nothing about which is stronger. The sign test
 over the pairs that differ is the paired comparison (sharper than the two scores).
 Reads the journals ``alphago eval --sgf-dir DIR`` writes, finished or not; only game
 numbers present in both count:
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import goboard
+from alphago.match import MatchGame
 from alphago.match.journal import MatchJournal
 
 #: Settings two matches must share to be paired (engine_a is what differs).
@@ -32,9 +34,9 @@ SHARED = ("engine_b", "size", "komi", "max_moves", "scoring")
 @dataclass(frozen=True)
 class Pairing:
     games: int  # game numbers finished in both matches
-    wins_first: int  # games A of the first match won
-    wins_second: int
-    only_first: int  # pairs that A of the first match won and the second's lost
+    wins_first: float  # A's points in the first match (a tie is half)
+    wins_second: float
+    only_first: int  # pairs in which A of the first match scored more
     only_second: int
 
     @property
@@ -50,8 +52,9 @@ class Pairing:
         return min(1.0, 2 * tail)
 
 
-def a_wins(folder: Path) -> tuple[dict[str, object], dict[int, bool]]:
-    """(the match's settings, whether engine A won each finished game, by number)."""
+def a_points(folder: Path) -> tuple[dict[str, object], dict[int, float]]:
+    """(the match's settings, engine A's points in each finished game, by number:
+    1 win, 0.5 tie, 0 loss)."""
     path = folder / "match.json"
     try:
         settings = json.loads(path.read_text())
@@ -61,14 +64,14 @@ def a_wins(folder: Path) -> tuple[dict[str, object], dict[int, bool]]:
     games = MatchJournal(folder, stored, resume=True).finished()
     # A is Black in even games (alphago eval alternates colours that way).
     return settings, {
-        i: g.winner == (goboard.BLACK if i % 2 == 0 else goboard.WHITE)
+        i: MatchGame(i, goboard.BLACK if i % 2 == 0 else goboard.WHITE, g).a_points
         for i, g in games.items()
     }
 
 
 def pair(first: Path, second: Path) -> Pairing:
-    s1, w1 = a_wins(first)
-    s2, w2 = a_wins(second)
+    s1, w1 = a_points(first)
+    s2, w2 = a_points(second)
     differ = [k for k in SHARED if s1.get(k) != s2.get(k)]
     if differ:
         raise ValueError(f"{first} and {second} differ in {', '.join(differ)}")
@@ -77,8 +80,8 @@ def pair(first: Path, second: Path) -> Pairing:
         games=len(both),
         wins_first=sum(w1[i] for i in both),
         wins_second=sum(w2[i] for i in both),
-        only_first=sum(w1[i] and not w2[i] for i in both),
-        only_second=sum(w2[i] and not w1[i] for i in both),
+        only_first=sum(w1[i] > w2[i] for i in both),
+        only_second=sum(w2[i] > w1[i] for i in both),
     )
 
 
@@ -91,9 +94,9 @@ def main() -> None:
         r = pair(args.first, args.second)
     except ValueError as exc:
         raise SystemExit(str(exc)) from None
-    print(f"{r.games} games in both: first {r.wins_first}, second {r.wins_second}")
+    print(f"{r.games} games in both: first {r.wins_first:g}, second {r.wins_second:g}")
     print(
-        f"won by the first only: {r.only_first}, by the second only: {r.only_second}"
+        f"better for the first: {r.only_first}, for the second: {r.only_second}"
         f" (two-sided sign test p = {r.sign_test_p:.3f})"
     )
 

@@ -54,3 +54,13 @@ def test_matches_against_other_opponents_are_refused(tmp_path: Path) -> None:
         paired.pair(first, other)
     with pytest.raises(ValueError, match="not a match journal"):
         paired.pair(first, tmp_path / "missing")
+
+
+def test_a_tie_is_half_a_point_in_the_pairs(tmp_path: Path) -> None:
+    # Integer komi: games 0 and 1 are ties in the first match. A tie beats a loss
+    # (game 0) and loses to a win (game 1); game 2 is a tie against a tie.
+    first = journal(tmp_path / "one", "A1", [0, 0, 0])
+    second = journal(tmp_path / "two", "A2", [W, W, 0])  # A lost 0, won 1
+    r = paired.pair(first, second)
+    assert (r.wins_first, r.wins_second) == (1.5, 1.5)
+    assert (r.only_first, r.only_second) == (1, 1)
