@@ -23,7 +23,8 @@ behaviour on ``genmove``:
 ``boardsize`` (``nosize1`` only when its seed is 1, and passes otherwise). ``script``
 plays a fixed comma-separated list of vertices, then passes, and answers
 ``final_status_list dead`` with another such list (:func:`scripted`); ``sleep`` in
-its list sleeps 30 s instead of a move (a timeout late in a game).
+its list sleeps 30 s instead of a move (a timeout late in a game), and ``sleep`` as
+its dead stones does so before answering ``final_status_list``.
 """
 
 from __future__ import annotations
@@ -129,6 +130,8 @@ for line in sys.stdin:
         else:
             answer(genmove(args[0]))
     elif cmd == "final_status_list" and mode == "script":
+        if dead == "sleep":
+            time.sleep(30)
         answer(dead)
     elif cmd == "final_status_list" and mode == "sigterm":
         genmove("b")  # stopped as an arbiter

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import signal
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from match_fakes import fake_engine
+from match_fakes import fake_engine, scripted
 
 from alphago.match import EngineStopped, MatchGame, run_match
 from alphago.match.settle import Scoring
@@ -199,3 +200,25 @@ def test_a_stopped_match_ends_the_games_in_play(tmp_path: Path) -> None:
         assert time.monotonic() < deadline, "game 1 is still being played"
         time.sleep(0.1)
     assert sorted(p.name for p in folder.glob("game-*.json")) == ["game-0.json"]
+
+
+def test_a_count_cut_short_by_a_stop_is_not_journalled(tmp_path: Path) -> None:
+    # Agreement without an arbiter: after two passes both players are asked for
+    # their dead stones and take their time. The match is stopped then (Ctrl-C):
+    # its killed players cannot answer, which would be a dispute counted as it
+    # stands, a count the stop made rather than the game. Nothing is journalled.
+    slow = scripted(tmp_path, "", dead="sleep")
+    folder = tmp_path / "games"
+    before = set(threading.enumerate())
+    main = threading.main_thread().ident
+    assert main is not None
+    timer = threading.Timer(3.0, signal.pthread_kill, (main, signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        run_match(slow, slow, 1, size=5, sgf_dir=folder, scoring=Scoring("agree"))
+    timer.join()
+    deadline = time.monotonic() + 20  # well short of the engines' 30 s
+    while any(t.is_alive() for t in set(threading.enumerate()) - before):
+        assert time.monotonic() < deadline, "the game is still being played"
+        time.sleep(0.1)
+    assert list(folder.glob("game-*")) == []

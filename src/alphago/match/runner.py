@@ -254,8 +254,11 @@ def run_match(
             on_engine=started,
         )
         game = MatchGame(index, a_colour, outcome)
-        if stopping.is_set() and outcome.result.endswith("+F"):
-            return game  # likely the stop's doing (its engines saw Ctrl-C): no record
+        if stopping.is_set():
+            # The stop killed this game's engines, maybe before it ended (a forfeit)
+            # or while they named dead stones (a dispute): no record, --resume
+            # replays it.
+            return game
         if journal is not None:
             path = journal.folder / f"game-{index:0{width}d}.sgf"
             save_outcome_sgf(outcome, path, scoring=scoring)
@@ -290,8 +293,8 @@ def run_match(
     except BaseException:
         # Ctrl-C, an engine stopped from outside (EngineStopped: that game has no
         # result) or a failure outside the games (an SGF that cannot be written):
-        # start no more games, and end the running ones (their killed engines'
-        # forfeits are not journalled: the games are replayed on --resume).
+        # start no more games, and end the running ones (nothing they finish is
+        # journalled: the games are replayed on --resume).
         stopping.set()
         pool.shutdown(wait=False, cancel_futures=True)
         with lock:
