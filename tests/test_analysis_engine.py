@@ -13,7 +13,7 @@ from analysis_helpers import Reply, query, results, run, run_paced, searching, s
 from gtp_helpers import NetOwnership, even_area_player
 
 import goboard
-from alphago.analysis import AnalysisServer
+from alphago.analysis import AnalysisServer, parse_query
 from alphago.analysis.rules import handicap_bonus, parse_rules
 from alphago.player import Player
 from goboard import coords
@@ -231,6 +231,23 @@ def test_initial_stones_and_player() -> None:
     for v in ("C3", "D4"):
         assert got["policy"][coords.from_gtp(v, 5)] == -1.0
         assert v not in {m["move"] for m in got["moveInfos"]}
+
+
+def test_white_moves_first_after_handicap_stones() -> None:
+    # KataGo: with no moves and no initialPlayer, two or more Black stones and no
+    # White one are handicap stones, and White is to move (we had Black move again).
+    def first(**fields: object) -> int:
+        return parse_query(query(**fields)).jobs[0].board.to_play
+
+    handicap = [["B", "B2"], ["B", "D4"]]
+    assert first(initialStones=handicap) == goboard.WHITE
+    assert first(initialStones=handicap, initialPlayer="B") == goboard.BLACK
+    assert (
+        first(initialStones=handicap, moves=[["B", "C3"]], analyzeTurns=[0])
+        == goboard.BLACK
+    )
+    assert first(initialStones=handicap[:1]) == goboard.BLACK
+    assert first(initialStones=[*handicap, ["W", "C3"]]) == goboard.BLACK
 
 
 def test_terminate_a_queued_and_a_running_query() -> None:

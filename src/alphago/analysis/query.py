@@ -17,7 +17,7 @@ from goboard import coords
 from search import MoveFilter
 
 from ..sgf import play_as, rebuilt
-from .rules import handicap_bonus, parse_rules
+from .rules import handicap_bonus, handicap_stones, parse_rules
 
 __all__ = ["PERSPECTIVES", "Job", "ParsedQuery", "QueryError", "parse_query"]
 
@@ -256,8 +256,10 @@ def _positions(
     first = q.get("initialPlayer")
     if first is not None:
         to_play = _colour(first, "initialPlayer")
-    else:
-        to_play = moves[0][0] if moves else goboard.BLACK
+    elif moves:
+        to_play = moves[0][0]
+    else:  # KataGo: White moves first after handicap stones (two or more, no White)
+        to_play = goboard.WHITE if handicap_stones(initial) else goboard.BLACK
     stones = [[0] * size for _ in range(size)]
     for colour, point in initial:
         if point == size * size:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import goboard
 
-__all__ = ["RuleSet", "handicap_bonus", "parse_rules"]
+__all__ = ["RuleSet", "handicap_bonus", "handicap_stones", "parse_rules"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +138,14 @@ def _from_object(obj: dict[str, object], what: str) -> RuleSet:
     return RuleSet(rules, territory, bonus, tuple(warnings))
 
 
+def handicap_stones(initial: list[tuple[int, int]]) -> int:
+    """How many of the ``initialStones`` (colour, point) are handicap stones: the
+    Black ones when there are at least two and no White stone, else none (KataGo's
+    ``numHandicapStonesOnBoard``)."""
+    black = sum(1 for colour, _ in initial if colour == goboard.BLACK)
+    return black if black == len(initial) and black >= 2 else 0
+
+
 def handicap_bonus(kind: str, initial: list[tuple[int, int]]) -> int:
     """Points added to komi for ``whiteHandicapBonus`` ``kind``.
 
@@ -145,8 +153,7 @@ def handicap_bonus(kind: str, initial: list[tuple[int, int]]) -> int:
         kind: "0", "N" or "N-1".
         initial: the ``initialStones`` as (colour, point).
     """
-    black = sum(1 for colour, _ in initial if colour == goboard.BLACK)
-    white = len(initial) - black
-    if kind == "0" or white > 0 or black < 2:
+    stones = handicap_stones(initial)
+    if kind == "0" or not stones:
         return 0
-    return black if kind == "N" else black - 1
+    return stones if kind == "N" else stones - 1
