@@ -250,6 +250,22 @@ def test_white_moves_first_after_handicap_stones() -> None:
     assert first(initialStones=[*handicap, ["W", "C3"]]) == goboard.BLACK
 
 
+def test_moves_in_every_form_katago_reads() -> None:
+    # KataGo's docs: a location is a GTP vertex or "(x,y)", the column from the left
+    # and the row from the top counted from 0; "(2,2)" was refused here.
+    def stones(*vertices: str) -> list[int]:
+        moves = [[("B", "W")[i % 2], v] for i, v in enumerate(vertices)]
+        board = parse_query(query(moves=moves)).jobs[0].board
+        return [p for p, c in enumerate(board.stones().ravel()) if c]
+
+    a5, c3, e1 = (coords.from_gtp(v, 5) for v in ("A5", "C3", "E1"))
+    assert stones("(0,0)", "( 2 , 2 )", "(4,4)") == [a5, c3, e1]
+    assert stones("a5", " c3 ", "PASS", "E1") == [a5, c3, e1]
+    for bad in ("(5,0)", "(0,-1)", "(1)", "(1,2,3)", "(a,b)", "()"):
+        replies = run([query("bad", moves=[["B", bad]])])
+        assert [r.get("field") for r in replies] == ["moves"], (bad, replies)
+
+
 def test_terminate_a_queued_and_a_running_query() -> None:
     long = query("long", size=9, maxVisits=1_000_000, reportDuringSearchEvery=0.05)
     queued = query("queued", size=9, maxVisits=5)

@@ -103,9 +103,15 @@ def _colour(value: object, key: str) -> int:
 
 
 def _point(value: object, size: int, key: str, what: str) -> int:
+    """A GTP vertex, "pass", or KataGo's "(x,y)": column from the left and row from
+    the top, counted from 0."""
     if not isinstance(value, str):
         raise QueryError(f"{key}: {what}: a move must be a string such as 'D4'", key)
     try:
+        xy = value.strip()
+        if xy.startswith("(") and xy.endswith(")"):
+            x, y = (int(part) for part in xy[1:-1].split(","))
+            return coords.from_rowcol(y, x, size)
         return coords.from_gtp(value, size)
     except ValueError:
         raise QueryError(
