@@ -353,6 +353,36 @@ def test_rules_mapping() -> None:
     assert handicap_bonus("N", two_black[:1]) == 0
 
 
+def test_rules_objects_as_kata_get_rules_prints_them() -> None:
+    # KataGo's rules objects may carry "komi" (kata-get-rules prints it) and spell
+    # "scoring" as "score"; both were refused as unknown fields. The query's komi
+    # wins over the object's; with neither, button rules default to 7.
+    printed = {
+        "ko": "SIMPLE",
+        "scoring": "AREA",
+        "tax": "NONE",
+        "suicide": False,
+        "hasButton": False,
+        "whiteHandicapBonus": "N",
+        "friendlyPassOk": True,
+        "komi": 6.0,
+    }
+
+    def komi(**fields: object) -> float:
+        q = query(**fields)
+        if "komi" not in fields:
+            del q["komi"]
+        return parse_query(q).jobs[0].board.komi
+
+    assert komi(rules=printed) == 6.0
+    assert komi(rules=printed, komi=5.5) == 5.5
+    assert komi(rules="aga-button") == 7.0 and komi(rules="japanese") == 6.5
+    assert parse_rules({"score": "TERRITORY"}).territory
+    for bad in (6.3, "7.5", True, 151):
+        replies = run([query("bad", rules={**printed, "komi": bad})])
+        assert [r.get("field") for r in replies] == ["rules"], (bad, replies)
+
+
 def test_quit_without_waiting_terminates_at_the_end_of_input() -> None:
     srv, out = server()
     srv.finish_at_eof = False

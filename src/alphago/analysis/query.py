@@ -146,10 +146,10 @@ def _size(q: dict[str, object]) -> int:
     return x
 
 
-def _komi(q: dict[str, object], territory: bool) -> float:
+def _komi(q: dict[str, object], default: float) -> float:
     komi = _get(q, "komi", (int, float))
     if komi is None:
-        return 6.5 if territory else 7.5
+        return default
     assert isinstance(komi, (int, float))
     value = float(komi)
     if not (math.isfinite(value) and abs(value) <= MAX_KOMI) or value * 2 % 1:
@@ -326,7 +326,7 @@ def parse_query(
     except ValueError as e:
         raise QueryError(str(e), "rules") from None
     warnings.extend(("rules", w) for w in ruleset.warnings)
-    komi = _komi(q, ruleset.territory)
+    komi = _komi(q, ruleset.komi)
     bonus_kind = _get(q, "whiteHandicapBonus", str)
     if bonus_kind is not None and bonus_kind not in ("0", "N", "N-1"):
         raise QueryError("whiteHandicapBonus must be 0, N or N-1", "whiteHandicapBonus")

@@ -12,6 +12,7 @@ Black stones of ``initialStones`` when it holds at least two and no White stone.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import goboard
@@ -27,6 +28,7 @@ class RuleSet:
     territory: bool = False  # KataGo would count territory; we count area
     handicap_bonus: str = "0"  # "0", "N" or "N-1"
     warnings: tuple[str, ...] = field(default=())
+    komi: float = 7.5  # when the query names none: the object's, else KataGo's default
 
 
 _AREA = {"ko": "SITUATIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False}
@@ -74,6 +76,8 @@ _SPIGHT = "SPIGHT"  # KataGo's japanese-like ko handling: simple ko here
 _KEYS = {
     "ko",
     "scoring",
+    "score",  # KataGo's other spelling of "scoring"
+    "komi",
     "tax",
     "suicide",
     "hasButton",
@@ -112,9 +116,9 @@ def _from_object(obj: dict[str, object], what: str) -> RuleSet:
     suicide = obj.get("suicide", True)  # KataGo's objects start Tromp-Taylor-like
     if not isinstance(suicide, bool):
         raise ValueError("rules suicide must be true or false")
-    scoring = str(obj.get("scoring", "AREA")).upper()
+    scoring = str(obj.get("scoring", obj.get("score", "AREA"))).upper()
     if scoring not in ("AREA", "TERRITORY"):
-        raise ValueError(f"unknown scoring {obj.get('scoring')!r}")
+        raise ValueError(f"unknown scoring {obj.get('scoring', obj.get('score'))!r}")
     tax = str(obj.get("tax", "SEKI" if scoring == "TERRITORY" else "NONE")).upper()
     if tax not in ("NONE", "SEKI", "ALL"):
         raise ValueError(f"unknown tax {obj.get('tax')!r}")
@@ -135,7 +139,25 @@ def _from_object(obj: dict[str, object], what: str) -> RuleSet:
     if obj.get("hasButton") is True:
         warnings.append(f"{what} have a button; alphago plays without it")
     rules = goboard.Rules(ko=_KO[ko_name], suicide=suicide)
-    return RuleSet(rules, territory, bonus, tuple(warnings))
+    return RuleSet(rules, territory, bonus, tuple(warnings), _komi_of(obj, territory))
+
+
+def _komi_of(obj: dict[str, object], territory: bool) -> float:
+    """A rules object's komi (``kata-get-rules`` prints one), else KataGo's default:
+    6.5 for territory scoring, 7 with a button, else 7.5."""
+    if "komi" not in obj:
+        return 6.5 if territory else 7.0 if obj.get("hasButton") is True else 7.5
+    komi = obj["komi"]
+    if (
+        isinstance(komi, bool)
+        or not isinstance(komi, (int, float))
+        or not (math.isfinite(komi) and abs(komi) <= 150)
+        or komi * 2 % 1
+    ):
+        raise ValueError(
+            f"rules komi must be an integer or half-integer in [-150, 150], not {komi}"
+        )
+    return float(komi)
 
 
 def handicap_stones(initial: list[tuple[int, int]]) -> int:
