@@ -169,6 +169,18 @@ def test_lines_that_are_no_strict_json_get_an_error_and_the_engine_goes_on() -> 
     assert results(replies, "fine")[0]["rootInfo"]["visits"] == 5
 
 
+def test_visits_and_report_intervals_as_large_as_katagos() -> None:
+    # KataGo takes maxVisits up to 2**50 and reports every up to 1e6 seconds; a
+    # client asking 2**31 visits, to search until it terminates, got an error.
+    job = parse_query(query(maxVisits=2**50, reportDuringSearchEvery=1e6)).jobs[0]
+    assert job.max_visits == 2**50 and job.report_every == 1e6
+    override = query(overrideSettings={"maxVisits": 2**31})
+    assert parse_query(override).jobs[0].max_visits == 2**31
+    for key, value in (("maxVisits", 2**50 + 1), ("reportDuringSearchEvery", 1.1e6)):
+        replies = run([query("big", **{key: value})])
+        assert [r.get("field") for r in replies] == [key], replies
+
+
 def test_rules_we_do_not_score_and_ignored_settings_warn() -> None:
     q = query(
         rules="japanese",

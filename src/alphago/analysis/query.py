@@ -28,8 +28,11 @@ PERSPECTIVES = ("BLACK", "WHITE", "SIDETOMOVE")
 #: warning (KataGo's search parameters such as ``wideRootNoise`` have no counterpart).
 APPLIED_SETTINGS = ("reportAnalysisWinratesAs", "maxVisits", "maxTime")
 
-#: Bounds of the numbers a query may carry.
-MAX_VISITS = 10**9
+#: Bounds of the numbers a query may carry (KataGo's, where it has them: clients ask
+#: for 2**31 or more visits to search until they terminate; a search stops when its
+#: tree is full anyway).
+MAX_VISITS = 2**50
+MAX_REPORT_EVERY = 1e6
 MAX_KOMI = 150.0
 MAX_DEPTH = 1000
 
@@ -346,7 +349,9 @@ def parse_query(
         visits = override_visits
     every = _get(q, "reportDuringSearchEvery", (int, float))
     report_every = (
-        None if every is None else _positive(every, "reportDuringSearchEvery", 86400.0)
+        None
+        if every is None
+        else _positive(every, "reportDuringSearchEvery", MAX_REPORT_EVERY)
     )
     filters = _filters(q, size)
     own, moves_own, policy = (
