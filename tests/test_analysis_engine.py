@@ -70,6 +70,19 @@ def test_every_turn_gets_a_full_response() -> None:
     assert got[1]["policy"][c3] == -1.0 and got[1]["policy"][b2] >= 0
 
 
+def test_pv_visits() -> None:
+    # includePVVisits was accepted and ignored: no pvVisits, which KataGo sends with
+    # one count per pv move, each node's visits, so they never grow along the line.
+    got = results(run([query(maxVisits=40, includePVVisits=True)]), "q")[0]
+    assert any(len(m["pv"]) > 1 for m in got["moveInfos"])
+    for m in got["moveInfos"]:
+        counts = m["pvVisits"]
+        assert len(counts) == len(m["pv"]) and counts[0] == m["visits"]
+        assert all(a >= b >= 1 for a, b in zip(counts, counts[1:], strict=False))
+    plain = results(run([query(maxVisits=5)]), "q")[0]
+    assert all("pvVisits" not in m for m in plain["moveInfos"])
+
+
 def _black_and_side_to_move(**fields: object) -> tuple[Reply, Reply]:
     base = query(moves=[["B", "C3"]], maxVisits=40, includeOwnership=True, **fields)
     black = results(run([base]), "q")[0]
@@ -177,7 +190,7 @@ def test_visits_and_report_intervals_as_large_as_katagos() -> None:
     override = query(overrideSettings={"maxVisits": 2**31})
     assert parse_query(override).jobs[0].max_visits == 2**31
     for key, value in (("maxVisits", 2**50 + 1), ("reportDuringSearchEvery", 1.1e6)):
-        replies = run([query("big", **{key: value})])
+        replies = run([{**query("big"), key: value}])
         assert [r.get("field") for r in replies] == [key], replies
 
 
@@ -249,7 +262,7 @@ def test_white_moves_first_after_handicap_stones() -> None:
     # KataGo: with no moves and no initialPlayer, two or more Black stones and no
     # White one are handicap stones, and White is to move (we had Black move again).
     def first(**fields: object) -> int:
-        return parse_query(query(**fields)).jobs[0].board.to_play
+        return parse_query({**query(), **fields}).jobs[0].board.to_play
 
     handicap = [["B", "B2"], ["B", "D4"]]
     assert first(initialStones=handicap) == goboard.WHITE
@@ -381,7 +394,7 @@ def test_rules_objects_as_kata_get_rules_prints_them() -> None:
     }
 
     def komi(**fields: object) -> float:
-        q = query(**fields)
+        q = {**query(), **fields}
         if "komi" not in fields:
             del q["komi"]
         return parse_query(q).jobs[0].board.komi

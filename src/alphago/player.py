@@ -27,7 +27,7 @@ import dataclasses
 import math
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -101,6 +101,9 @@ class Candidate:
     prior: float  # in [0, 1]
     lcb: float  # in [0, 1]
     pv: list[int]
+    #: visits of each node along ``pv`` (KataGo's ``pvVisits``); shorter than ``pv``
+    #: where the player cannot say, as for a variation read off the result alone.
+    pv_visits: list[int] = field(default_factory=list)
 
 
 def _lcb(winrate: float, visits: int) -> float:
@@ -156,12 +159,14 @@ def candidates_from_result(
     result: search.SearchResult,
     priors: NDArray[np.float64] | None = None,
     pvs: dict[int, list[int]] | None = None,
+    pv_visits: dict[int, list[int]] | None = None,
 ) -> list[Candidate]:
     """The visited root moves, most visited first (the move played first among
     equals); a Gumbel search's move first.
 
     Without ``priors`` the visit distribution stands in; without ``pvs`` a move's
-    variation is the move alone (the most visited one gets ``result.pv``).
+    variation is the move alone (the most visited one gets ``result.pv``); without
+    ``pv_visits`` only the move's own visits are known.
     """
     visits = result.visits
     # Gumbel's move is the halving winner by score; the finalists share the last
@@ -187,7 +192,9 @@ def candidates_from_result(
         else:
             pv = [m]
         n = int(visits[m])
-        out.append(Candidate(m, n, float(winrate), prior, _lcb(float(winrate), n), pv))
+        known = pv_visits[m] if pv_visits is not None and m in pv_visits else [n]
+        lcb = _lcb(float(winrate), n)
+        out.append(Candidate(m, n, float(winrate), prior, lcb, pv, known))
     return out
 
 
@@ -335,16 +342,22 @@ class _TreePlayer:
         prior = tree.prior[0, 0].astype(np.float64)
         prior = np.where(np.isfinite(prior), prior, 0.0)
         pvs: dict[int, list[int]] = {}
+        pv_visits: dict[int, list[int]] = {}
         for m in np.flatnonzero(result.visits > 0).tolist():
-            pvs[m] = self._variation(tree, int(m))
-        return candidates_from_result(result, prior, pvs)
+            pvs[m], pv_visits[m] = self._variation(tree, int(m))
+            pv_visits[m][0] = int(result.visits[m])  # with a reused subtree's
+        return candidates_from_result(result, prior, pvs, pv_visits)
 
     # -- helpers ---------------------------------------------------------------
 
     @staticmethod
-    def _variation(tree: search.Tree, move: int, limit: int = 30) -> list[int]:
+    def _variation(
+        tree: search.Tree, move: int, limit: int = 30
+    ) -> tuple[list[int], list[int]]:
+        """The most visited line from the root's ``move``, and each node's visits."""
         pv = [move]
         node = int(tree.children[0, 0, move])
+        counted = [int(tree.visits[0, node]) if node > 0 else 0]
         while node > 0 and len(pv) < limit:
             kids = tree.children[0, node]
             visited = kids >= 0
@@ -356,7 +369,8 @@ class _TreePlayer:
                 break
             pv.append(best)
             node = int(kids[best])
-        return pv
+            counted.append(int(counts[best]))
+        return pv, counted
 
     def tree_capacity(self) -> int:
         """Nodes the search tree can hold (an analysis runs until it is full)."""

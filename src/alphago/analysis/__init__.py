@@ -10,8 +10,9 @@ Supported query fields: ``id``, ``moves``, ``initialStones``, ``initialPlayer``,
 ``rules`` (a name or a rules object; territory rules, taxes and the button are counted
 by area with a ``warning``), ``komi``, ``whiteHandicapBonus``, ``boardXSize`` =
 ``boardYSize`` (2..19; others are an ``error``), ``analyzeTurns``, ``maxVisits``,
-``includeOwnership``, ``includeMovesOwnership``, ``includePolicy``, ``avoidMoves``,
-``allowMoves``, ``reportDuringSearchEvery``, ``priority``/``priorities`` and
+``includeOwnership``, ``includeMovesOwnership``, ``includePolicy``,
+``includePVVisits``, ``avoidMoves``, ``allowMoves``, ``reportDuringSearchEvery``,
+``priority``/``priorities`` and
 ``overrideSettings`` (``reportAnalysisWinratesAs``, ``maxVisits`` and ``maxTime``
 apply; other keys are ignored with a ``warning``). Actions: ``query_version``,
 ``clear_cache``, ``terminate`` (with ``turnNumbers``) and ``terminate_all``. A turn

@@ -61,6 +61,7 @@ class Job:
     filters: tuple[MoveFilter, ...]
     perspective: str
     priority: int
+    pv_visits: bool = False  # includePVVisits
     stop: threading.Event = field(default_factory=threading.Event)
 
 
@@ -359,7 +360,8 @@ def parse_query(
         _flag(q, "includeMovesOwnership"),
         _flag(q, "includePolicy"),
     )
-    for key in ("includePVVisits", "includeOwnershipStdev", "includeNoResultValue"):
+    pv_visits = _flag(q, "includePVVisits")
+    for key in ("includeOwnershipStdev", "includeNoResultValue"):
         _flag(q, key)
     boards = _positions(q, size, komi + bonus, ruleset.rules, set(turns))
     over = _play_on(boards)
@@ -392,6 +394,7 @@ def parse_query(
                 filters,
                 perspective or default_perspective,
                 priority,
+                pv_visits,
             )
         )
     return ParsedQuery(query_id, jobs, warnings)

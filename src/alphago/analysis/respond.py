@@ -15,6 +15,7 @@ Per field:
   else :func:`alphago.score_estimate.score_lead` reads the lead off the move's
   winrate with the spread ``scoreStdev`` (the square root of the empty points, capped
   by random playouts after the move). Never missing (:mod:`alphago.score_estimate`).
+- ``pvVisits`` (``includePVVisits``): the visits of each node along ``pv``.
 - ``prior``: the network's policy at the root; ``policy``: the raw network policy,
   -1 on illegal points, pass last. UCT has no network: both are uniform over the
   legal moves.
@@ -134,6 +135,9 @@ def _move_info(
 ) -> dict[str, object]:
     board = job.board
     lead, spread = searched_lead(extras.scores, result, c.move, c.winrate)
+    pv = c.pv
+    if job.pv_visits:  # one count per pv move: the line ends where none is known
+        pv = pv[: len(c.pv_visits)]
     info: dict[str, object] = {
         "move": coords.to_gtp(c.move, board.size),
         "visits": int(c.visits),
@@ -147,8 +151,10 @@ def _move_info(
         "lcb": view.rate(c.lcb),
         "utilityLcb": view.points(2.0 * c.lcb - 1.0),
         "order": order,
-        "pv": [coords.to_gtp(m, board.size) for m in c.pv],
+        "pv": [coords.to_gtp(m, board.size) for m in pv],
     }
+    if job.pv_visits:
+        info["pvVisits"] = c.pv_visits[: len(pv)]
     if job.moves_ownership:
         own = extras.scores.ownership(c.move)
         info["ownership"] = _flat(own, view.sign * board.to_play)
