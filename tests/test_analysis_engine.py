@@ -212,6 +212,26 @@ def test_rules_we_do_not_score_and_ignored_settings_warn() -> None:
     assert results(replies, "q")[0]["rootInfo"]["visits"] == 6
 
 
+def test_katago_fields_we_cannot_honour_warn() -> None:
+    # includeOwnershipStdev and the like were dropped in silence: the client found no
+    # ownershipStdev and no word why. A flag that is false asks for nothing.
+    q = query(
+        maxVisits=4,
+        includeOwnershipStdev=True,
+        includeMovesOwnershipStdev=False,
+        rootPolicyTemperature=2.0,
+        analysisPVLen=5,
+    )
+    replies = run([q])
+    warned = [(r["id"], r["field"]) for r in replies if "warning" in r]
+    assert warned == [
+        ("q", "includeOwnershipStdev"),
+        ("q", "rootPolicyTemperature"),
+        ("q", "analysisPVLen"),
+    ]
+    assert results(replies, "q")[0]["rootInfo"]["visits"] == 4
+
+
 def test_a_finished_game_is_analysed_to_its_last_turn() -> None:
     # A review asks for every turn of a game that ended with two passes: the last
     # turn is searched with the side to move playing on, and a warning says so.

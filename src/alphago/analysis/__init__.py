@@ -12,10 +12,11 @@ by area with a ``warning``), ``komi``, ``whiteHandicapBonus``, ``boardXSize`` =
 ``boardYSize`` (2..19; others are an ``error``), ``analyzeTurns``, ``maxVisits``,
 ``includeOwnership``, ``includeMovesOwnership``, ``includePolicy``,
 ``includePVVisits``, ``avoidMoves``, ``allowMoves``, ``reportDuringSearchEvery``,
-``priority``/``priorities`` and
-``overrideSettings`` (``reportAnalysisWinratesAs``, ``maxVisits`` and ``maxTime``
-apply; other keys are ignored with a ``warning``). Actions: ``query_version``,
-``clear_cache``, ``terminate`` (with ``turnNumbers``) and ``terminate_all``. A turn
+``priority``/``priorities`` and ``overrideSettings`` (``reportAnalysisWinratesAs``,
+``maxVisits`` and ``maxTime`` apply; other keys are ignored with a ``warning``, as are
+the KataGo fields in :data:`.query.UNSUPPORTED_FLAGS` and
+:data:`.query.UNSUPPORTED_FIELDS`). Actions: ``query_version``, ``clear_cache``,
+``terminate`` (with ``turnNumbers``) and ``terminate_all``. A turn
 at which the game is over (two passes) is analysed with the side to move playing on,
 with a ``warning``.
 

@@ -28,6 +28,20 @@ PERSPECTIVES = ("BLACK", "WHITE", "SIDETOMOVE")
 #: warning (KataGo's search parameters such as ``wideRootNoise`` have no counterpart).
 APPLIED_SETTINGS = ("reportAnalysisWinratesAs", "maxVisits", "maxTime")
 
+#: KataGo query fields with no counterpart here: ignored with a warning (the flags only
+#: when true), so that a client missing e.g. ``ownershipStdev`` is told why.
+UNSUPPORTED_FLAGS = (
+    "includeOwnershipStdev",
+    "includeMovesOwnershipStdev",
+    "includeNoResultValue",
+)
+UNSUPPORTED_FIELDS = (
+    "rootPolicyTemperature",
+    "rootFpuReductionMax",
+    "analysisPVLen",
+    "firstReportDuringSearchAfter",
+)
+
 #: Bounds of the numbers a query may carry (KataGo's, where it has them: clients ask
 #: for 2**31 or more visits to search until they terminate; a search stops when its
 #: tree is full anyway).
@@ -361,8 +375,12 @@ def parse_query(
         _flag(q, "includePolicy"),
     )
     pv_visits = _flag(q, "includePVVisits")
-    for key in ("includeOwnershipStdev", "includeNoResultValue"):
-        _flag(q, key)
+    for key in UNSUPPORTED_FLAGS:
+        if _flag(q, key):
+            warnings.append((key, "not supported by alphago: ignored"))
+    for key in UNSUPPORTED_FIELDS:
+        if q.get(key) is not None:
+            warnings.append((key, "not supported by alphago: ignored"))
     boards = _positions(q, size, komi + bonus, ruleset.rules, set(turns))
     over = _play_on(boards)
     if over:
