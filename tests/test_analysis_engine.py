@@ -278,6 +278,28 @@ def test_initial_stones_and_player() -> None:
         assert v not in {m["move"] for m in got["moveInfos"]}
 
 
+def test_moves_the_rules_forbid_only_by_suicide_are_played_as_katago_does() -> None:
+    # KataGo plays a query's moves tolerantly (a record may come from other rules):
+    # a multi-stone suicide under Chinese rules is played, its stones removed; we
+    # refused the whole query. Occupied points, simple ko and single-stone suicide
+    # stay errors.
+    setup = [["W", "B1"], ["W", "B2"], ["W", "A3"], ["B", "A1"]]
+    q = query(initialStones=setup, moves=[["B", "A2"]], analyzeTurns=[0, 1])
+    jobs = parse_query(q).jobs
+    assert [j.turn for j in jobs] == [0, 1]
+    after = jobs[1].board
+    assert after.to_play == goboard.WHITE
+    assert after.stones().ravel().tolist().count(goboard.BLACK) == 0
+    assert after.stones().ravel().tolist().count(goboard.WHITE) == 3
+    single = query(initialStones=[["W", "B1"], ["W", "A2"]], moves=[["B", "A1"]])
+    ko = [["B", "B1"], ["W", "C1"], ["B", "A2"], ["W", "B2"], ["B", "C2"]]
+    ko += [["W", "A1"], ["B", "B1"]]  # W took the ko at A1; B takes back at once
+    occupied = [["B", "C3"], ["W", "C3"]]
+    for bad in (single, query(moves=ko), query(moves=occupied)):
+        replies = run([bad])
+        assert [r.get("field") for r in replies] == ["moves"], replies
+
+
 def test_white_moves_first_after_handicap_stones() -> None:
     # KataGo: with no moves and no initialPlayer, two or more Black stones and no
     # White one are handicap stones, and White is to move (we had Black move again).

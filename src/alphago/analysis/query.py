@@ -302,7 +302,7 @@ def _positions(
         if turn in turns:
             out[turn] = board.copy()
         try:
-            board = play_as(board, colour, point)
+            board = _play_tolerant(board, colour, point)
         except ValueError as e:
             vertex = coords.to_gtp(point, size)
             side = "B" if colour == goboard.BLACK else "W"
@@ -312,6 +312,25 @@ def _positions(
             ) from None
     out[len(moves)] = board
     return out
+
+
+def _play_tolerant(board: goboard.Board, colour: int, point: int) -> goboard.Board:
+    """:func:`play_as`, but a move the rules forbid only by superko or multi-stone
+    suicide is played anyway, as KataGo plays a query's moves (a game record may come
+    from other rules): the position after it is rebuilt from its stones, forgetting
+    the superko history. Occupied points, simple ko and single-stone suicide still
+    raise."""
+    try:
+        return play_as(board, colour, point)
+    except goboard.IllegalMoveError as e:
+        if e.reason not in ("superko", "suicide"):
+            raise
+    loose = goboard.Rules("simple", suicide=True)
+    played = goboard.Board.from_stones(board.stones(), colour, board.komi, loose)
+    played.play(point)  # raises for a simple ko or a single-stone suicide
+    return goboard.Board.from_stones(
+        played.stones(), played.to_play, board.komi, board.rules
+    )
 
 
 def _play_on(boards: dict[int, goboard.Board]) -> list[int]:
