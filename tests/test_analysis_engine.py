@@ -7,6 +7,7 @@ import json
 import math
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from analysis_helpers import Reply, query, results, run, run_paced, searching, server
@@ -81,6 +82,22 @@ def test_pv_visits() -> None:
         assert all(a >= b >= 1 for a, b in zip(counts, counts[1:], strict=False))
     plain = results(run([query(maxVisits=5)]), "q")[0]
     assert all("pvVisits" not in m for m in plain["moveInfos"])
+
+
+def test_sym_hash_is_the_same_for_symmetric_positions() -> None:
+    # rootInfo had no symHash, which KataGo documents beside thisHash: B2, D4 (its
+    # half turn) and B4 (its mirror) share it; C3, or White to move, do not.
+    def root(*moves: list[str], **fields: object) -> dict[str, Any]:
+        q = {**query(moves=list(moves), maxVisits=2), **fields}
+        reply: dict[str, Any] = results(run([q]), "q")[0]["rootInfo"]
+        return reply
+
+    b2, d4, b4 = root(["B", "B2"]), root(["B", "D4"]), root(["B", "B4"])
+    assert b2["symHash"] == d4["symHash"] == b4["symHash"]
+    assert len({b2["thisHash"], d4["thisHash"], b4["thisHash"]}) == 3
+    assert root(["B", "C3"])["symHash"] != b2["symHash"]
+    black = root(initialStones=[["B", "B2"]], initialPlayer="B")
+    assert black["currentPlayer"] == "B" and black["symHash"] != b2["symHash"]
 
 
 def _black_and_side_to_move(**fields: object) -> tuple[Reply, Reply]:

@@ -25,6 +25,7 @@ Per field:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -91,6 +92,18 @@ def policy_of(player: Player, board: goboard.Board) -> list[float]:
     return [
         round(float(v), _DIGITS) if ok else -1.0 for v, ok in zip(p, legal, strict=True)
     ]
+
+
+def sym_hash(board: goboard.Board) -> str:
+    """KataGo's ``symHash``: like ``thisHash`` (stones, side to move, ko point) but
+    the same for positions that are rotations or reflections of each other."""
+    grid = board.stones().astype(np.int8)
+    if board.ko_point is not None:
+        grid[divmod(board.ko_point, board.size)] = 2
+    views = [np.rot90(grid, k) for k in range(4)]
+    canonical = min(v.tobytes() for view in views for v in (view, view.T))
+    digest = hashlib.blake2b(canonical + bytes([board.to_play & 0xFF]), digest_size=8)
+    return digest.hexdigest().upper()
 
 
 def candidates_of(player: Player, result: search.SearchResult) -> list[Candidate]:
@@ -187,6 +200,7 @@ def analysis_response(
         "visits": visits,
         "currentPlayer": "B" if board.to_play == goboard.BLACK else "W",
         "thisHash": f"{board.situation_hash:016X}",
+        "symHash": sym_hash(board),
     }
     out: dict[str, object] = {
         "id": job.query_id,
