@@ -211,6 +211,20 @@ def test_visits_and_report_intervals_as_large_as_katagos() -> None:
         assert [r.get("field") for r in replies] == [key], replies
 
 
+def test_override_settings_given_as_strings() -> None:
+    # KataGo reads overrideSettings as config lines, so "maxVisits": "100" works
+    # there; we refused the string.
+    settings = {
+        "maxVisits": "12",
+        "maxTime": "2.5",
+        "reportAnalysisWinratesAs": "WHITE",
+    }
+    job = parse_query(query(overrideSettings=settings)).jobs[0]
+    assert (job.max_visits, job.max_time, job.perspective) == (12, 2.5, "WHITE")
+    replies = run([query("bad", overrideSettings={"maxVisits": "many"})])
+    assert [r.get("id") for r in replies if "error" in r] == ["bad"]
+
+
 def test_rules_we_do_not_score_and_ignored_settings_warn() -> None:
     q = query(
         rules="japanese",

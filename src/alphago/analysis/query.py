@@ -8,6 +8,7 @@ but cannot honour become warnings, sent before the results.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 from dataclasses import dataclass, field
@@ -236,13 +237,19 @@ def _settings(
                 "overrideSettings",
             )
         perspective = perspective.upper()
-    visits = settings.get("maxVisits")
-    if visits is not None:
-        visits = int(_positive(visits, "overrideSettings.maxVisits", MAX_VISITS))
-    max_time = settings.get("maxTime")
-    if max_time is not None:
-        max_time = _positive(max_time, "overrideSettings.maxTime", 86400.0)
-    return perspective, visits, max_time
+    visits = _setting(settings, "maxVisits", MAX_VISITS)
+    max_time = _setting(settings, "maxTime", 86400.0)
+    return perspective, None if visits is None else int(visits), max_time
+
+
+def _setting(settings: dict[str, object], key: str, top: float) -> float | None:
+    """A number of ``overrideSettings``, which KataGo also takes as a string (it reads
+    them as config lines): ``"maxVisits": "100"``."""
+    value = settings.get(key)
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):  # else _positive says what is wrong
+            value = float(value)
+    return None if value is None else _positive(value, f"overrideSettings.{key}", top)
 
 
 def _turns(q: dict[str, object], moves: int) -> tuple[list[int], list[int]]:
