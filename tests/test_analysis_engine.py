@@ -481,6 +481,26 @@ def test_rules_objects_as_kata_get_rules_prints_them() -> None:
         assert [r.get("field") for r in replies] == ["rules"], (bad, replies)
 
 
+def test_black_moves_before_whites_first_are_handicap_stones() -> None:
+    # KataGo counts Black's moves before White's first as handicap stones (servers
+    # record free handicap so) for whiteHandicapBonus, turn by turn; we counted only
+    # initialStones, so a Chinese 2-stone game had komi 2 points short.
+    def komi(rules: str, moves: list[list[str]], **fields: object) -> list[float]:
+        q = {**query(rules=rules, moves=moves), **fields}
+        q["analyzeTurns"] = list(range(len(moves) + 1))
+        return [job.board.komi for job in parse_query(q).jobs]
+
+    two = [["B", "B2"], ["B", "D4"], ["W", "C3"], ["B", "B4"]]
+    assert komi("chinese", two) == [7.5, 7.5, 9.5, 9.5, 9.5]
+    assert komi("aga", two) == [7.5, 7.5, 8.5, 8.5, 8.5]
+    assert komi("tromp-taylor", two) == [7.5] * 5
+    assert komi("chinese", [["B", "B2"], ["W", "C3"], ["B", "D4"]]) == [7.5] * 4
+    with_stone = komi("chinese", two[2:], initialStones=[["B", "B2"], ["B", "D4"]])
+    assert with_stone == [9.5, 9.5, 9.5]
+    white_stone = komi("chinese", two, initialStones=[["W", "A1"]])
+    assert white_stone == [7.5] * 5
+
+
 def test_quit_without_waiting_terminates_at_the_end_of_input() -> None:
     srv, out = server()
     srv.finish_at_eof = False

@@ -280,8 +280,15 @@ def _turns(q: dict[str, object], moves: int) -> tuple[list[int], list[int]]:
 
 
 def _positions(
-    q: dict[str, object], size: int, komi: float, rules: goboard.Rules, turns: set[int]
+    q: dict[str, object],
+    size: int,
+    komi: float,
+    rules: goboard.Rules,
+    turns: set[int],
+    bonus: str,
 ) -> dict[int, goboard.Board]:
+    """The board of each of ``turns`` (and of the last one), komi with White's
+    handicap ``bonus`` ("0", "N" or "N-1") as it stands at that turn."""
     initial = _pairs(q, "initialStones", size)
     moves = _pairs(q, "moves", size)
     first = q.get("initialPlayer")
@@ -305,9 +312,15 @@ def _positions(
     except ValueError as e:
         raise QueryError(f"initialStones: {e}", "initialStones") from None
     out: dict[int, goboard.Board] = {}
+    black_moves = 0  # Black's moves before White's first: handicap stones too
+    white_moved = False
     for turn, (colour, point) in enumerate(moves):
+        board.komi = komi + handicap_bonus(bonus, initial, black_moves)
         if turn in turns:
             out[turn] = board.copy()
+        white_moved = white_moved or colour == goboard.WHITE
+        if not white_moved and point != size * size:
+            black_moves += 1
         try:
             board = _play_tolerant(board, colour, point)
         except ValueError as e:
@@ -317,6 +330,7 @@ def _positions(
             raise QueryError(
                 f"Illegal move {turn}: {side} {vertex} ({why})", "moves"
             ) from None
+    board.komi = komi + handicap_bonus(bonus, initial, black_moves)
     out[len(moves)] = board
     return out
 
@@ -374,9 +388,7 @@ def parse_query(
     bonus_kind = _get(q, "whiteHandicapBonus", str)
     if bonus_kind is not None and bonus_kind not in ("0", "N", "N-1"):
         raise QueryError("whiteHandicapBonus must be 0, N or N-1", "whiteHandicapBonus")
-    bonus = handicap_bonus(
-        str(bonus_kind or ruleset.handicap_bonus), _pairs(q, "initialStones", size)
-    )
+    bonus = str(bonus_kind or ruleset.handicap_bonus)
     moves = _get(q, "moves", list)
     if moves is None:
         raise QueryError("moves was not specified", "moves")
@@ -407,7 +419,7 @@ def parse_query(
     for key in UNSUPPORTED_FIELDS:
         if q.get(key) is not None:
             warnings.append((key, "not supported by alphago: ignored"))
-    boards = _positions(q, size, komi + bonus, ruleset.rules, set(turns))
+    boards = _positions(q, size, komi, ruleset.rules, set(turns), bonus)
     over = _play_on(boards)
     if over:
         listed = ("turn " if len(over) == 1 else "turns ") + ", ".join(map(str, over))

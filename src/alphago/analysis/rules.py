@@ -7,7 +7,8 @@ analysed by area counting with a ``warning`` (not an error), as the issue asks.
 
 ``whiteHandicapBonus`` ("0", "N", "N-1": White gets a point per handicap stone, or per
 stone beyond the first, under area scoring) is applied to komi: handicap stones are the
-Black stones of ``initialStones`` when it holds at least two and no White stone.
+Black stones of ``initialStones`` and Black's moves before White's first, when they
+are at least two and ``initialStones`` holds no White stone.
 """
 
 from __future__ import annotations
@@ -160,22 +161,27 @@ def _komi_of(obj: dict[str, object], territory: bool) -> float:
     return float(komi)
 
 
-def handicap_stones(initial: list[tuple[int, int]]) -> int:
-    """How many of the ``initialStones`` (colour, point) are handicap stones: the
-    Black ones when there are at least two and no White stone, else none (KataGo's
-    ``numHandicapStonesOnBoard``)."""
+def handicap_stones(initial: list[tuple[int, int]], black_moves: int = 0) -> int:
+    """How many handicap stones Black has: with no White stone among the
+    ``initialStones`` (colour, point), its stones there and its ``black_moves`` (the
+    moves it made before White's first), when they are at least two; else none
+    (KataGo's ``computeNumHandicapStones``: servers record handicap so too)."""
     black = sum(1 for colour, _ in initial if colour == goboard.BLACK)
-    return black if black == len(initial) and black >= 2 else 0
+    stones = black + black_moves
+    return stones if black == len(initial) and stones >= 2 else 0
 
 
-def handicap_bonus(kind: str, initial: list[tuple[int, int]]) -> int:
+def handicap_bonus(
+    kind: str, initial: list[tuple[int, int]], black_moves: int = 0
+) -> int:
     """Points added to komi for ``whiteHandicapBonus`` ``kind``.
 
     Args:
         kind: "0", "N" or "N-1".
         initial: the ``initialStones`` as (colour, point).
+        black_moves: Black's moves (passes aside) before White's first.
     """
-    stones = handicap_stones(initial)
+    stones = handicap_stones(initial, black_moves)
     if kind == "0" or not stones:
         return 0
     return stones if kind == "N" else stones - 1
