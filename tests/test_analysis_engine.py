@@ -175,11 +175,13 @@ def test_lines_that_are_no_strict_json_get_an_error_and_the_engine_goes_on() -> 
     # written back (ValueError out of serve: the engine died); an integer of more
     # than 4300 digits, nesting deeper than the recursion limit and an id with a bad
     # escape in an unparsable line raised out of handle too; analyzeTurns [] made
-    # no job and so no reply at all.
+    # no job and so no reply at all. 1e400 is JSON, but Python reads it as infinity:
+    # the echo of an action holding it ended the engine too.
     lines: list[str | dict[str, object]] = [
         '{"id": "nan", "action": "query_version", "x": NaN}',
         '{"id": NaN, "action": "clear_cache"}',
         '{"id": "inf", "moves": [], "komi": -Infinity}',
+        '{"id": "huge", "action": "query_version", "n": 1e400}',
         '{"id": "digits", "action": "clear_cache", "n": ' + "9" * 5000 + "}",
         "[" * 100_000,
         '{"id":"\\u12", "moves": [',
@@ -188,14 +190,14 @@ def test_lines_that_are_no_strict_json_get_an_error_and_the_engine_goes_on() -> 
     ]
     replies = run(lines)
     errors = [r for r in replies if "error" in r]
-    assert len(errors) == 7, replies
-    assert all(r["error"].startswith("could not parse json") for r in errors[:6])
-    assert [r.get("id") for r in errors] == ["nan", None, "inf", "digits"] + [
+    assert len(errors) == 8, replies
+    assert all(r["error"].startswith("could not parse json") for r in errors[:7])
+    assert [r.get("id") for r in errors] == ["nan", None, "inf", "huge", "digits"] + [
         None,
         None,
         "noturns",
     ]
-    assert errors[6]["field"] == "analyzeTurns"
+    assert errors[7]["field"] == "analyzeTurns"
     assert results(replies, "fine")[0]["rootInfo"]["visits"] == 5
 
 

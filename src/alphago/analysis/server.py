@@ -17,6 +17,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import json
+import math
 import re
 import sys
 import threading
@@ -120,10 +121,12 @@ class AnalysisServer:
         if not line:
             return
         try:
-            q = json.loads(line, parse_constant=_no_constant)
+            q = json.loads(line, parse_constant=_no_constant, parse_float=_finite)
         except (ValueError, RecursionError) as e:
             # ValueError: bad JSON, NaN or Infinity (not JSON; KataGo refuses them
-            # too, and they could not be echoed), an integer of too many digits.
+            # too, and they could not be echoed), a number too large for a float
+            # (1e400 is JSON, but would read as infinity), an integer of too many
+            # digits.
             reply: dict[str, object] = {"error": f"could not parse json: {e}"}
             qid = _recover_id(line)
             if qid is not None:
@@ -264,6 +267,13 @@ class AnalysisServer:
 
 def _no_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of a float's range")
+    return value
 
 
 def _recover_id(line: str) -> str | None:
