@@ -52,6 +52,16 @@ def test_help_does_not_import_torch() -> None:
         assert word in out
 
 
+def test_python_dash_m_alphago_is_the_command() -> None:
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "alphago", *argv]
+        return subprocess.run(command, capture_output=True, text=True)
+
+    shown = run("--help")
+    assert shown.returncode == 0 and shown.stdout.startswith("usage: alphago ")
+    assert run("no-such-command").returncode == 2  # the exit status comes through
+
+
 def test_no_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main([])
