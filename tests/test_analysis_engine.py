@@ -17,6 +17,7 @@ import goboard
 from alphago.analysis import AnalysisServer, parse_query
 from alphago.analysis.rules import handicap_bonus, parse_rules
 from alphago.player import Player
+from alphago.player_choice import PlayerChoice, PlayerSpec
 from goboard import coords
 
 FIELDS = {"move", "visits", "winrate", "scoreLead", "scoreMean", "scoreStdev"}
@@ -570,3 +571,32 @@ def test_a_search_that_averages_margins_reports_them() -> None:
     for m in reply["moveInfos"]:
         assert m["scoreLead"] == pytest.approx(-7.5, abs=1e-5)
         assert m["scoreStdev"] == pytest.approx(2.0, abs=1e-5)
+
+
+def test_a_search_that_fails_names_its_turn_and_the_engine_goes_on() -> None:
+    logged: list[str] = []
+    out = io.StringIO()
+    choice = PlayerChoice(PlayerSpec(simulations=24, seed=3, uct=True), log=print)
+    srv = AnalysisServer(choice, out, 24, log=logged.append)
+    sound = choice.player_for(5)
+
+    class Failing:  # the 5x5 player, whose searches of turn 1 raise
+        def __getattr__(self, name: str) -> Any:
+            return getattr(sound, name)
+
+        def genmove(self, board: goboard.Board, **kwargs: Any) -> Any:
+            if board.move_number == 1:
+                raise RuntimeError("the network fell over")
+            return sound.genmove(board, **kwargs)
+
+    choice.player_for = lambda size: Failing()  # type: ignore[method-assign]
+    lines = [query("a", moves=[["B", "C3"]], analyzeTurns=[0, 1]), query("b")]
+    assert srv.serve(json.dumps(q) for q in lines) == 0
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    failed = [r for r in replies if "error" in r]
+    assert failed == [
+        {"error": "internal error: the network fell over", "id": "a", "turnNumber": 1}
+    ]
+    answered = {(r["id"], r["turnNumber"]) for r in replies if "moveInfos" in r}
+    assert answered == {("a", 0), ("b", 0)}
+    assert any("RuntimeError: the network fell over" in line for line in logged)

@@ -224,7 +224,10 @@ class AnalysisServer:
                 self._search(job)
             except Exception as e:  # one bad job must not end the engine
                 self._log(traceback.format_exc().rstrip())
-                self.write({"error": f"internal error: {e}", "id": job.query_id})
+                # turnNumber: a client waiting for each turn's final reply learns
+                # that this one will not come.
+                reply = {"error": f"internal error: {e}", "id": job.query_id}
+                self.write({**reply, "turnNumber": job.turn})
             finally:
                 with self._cond:
                     self._running = None
