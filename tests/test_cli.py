@@ -178,6 +178,27 @@ def test_eval_says_in_one_line_that_an_engine_was_stopped(
     assert not list((tmp_path / "games").glob("game-*"))
 
 
+def test_eval_interrupted_says_where_its_games_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import alphago.match
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # Ctrl-C while the games run
+
+    monkeypatch.setattr(alphago.match, "run_match", interrupted)
+    a, b = fake_engine(tmp_path, "pass"), fake_engine(tmp_path, "pass")
+    argv = ["eval", a, b, "--games", "4", "--size", "5", "--no-progress"]
+    games = tmp_path / "games"
+    assert main([*argv, "--sgf-dir", str(games)]) == 130
+    assert capsys.readouterr().err.strip() == (
+        f"alphago eval: interrupted; the finished games are in {games} (the same "
+        "command with --resume goes on)"
+    )
+    assert main(argv) == 130  # no folder: nothing to resume, nothing said
+    assert capsys.readouterr().err == ""
+
+
 @needs_gtp
 @pytest.mark.skipif(not Path(GNUGO).exists(), reason="GNU Go is not installed")
 def test_eval_our_engine_against_gnugo(tmp_path: Path) -> None:

@@ -592,6 +592,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    except KeyboardInterrupt:
+        if args.sgf_dir:  # the games that finished are journalled
+            print(
+                f"alphago eval: interrupted; the finished games are in {args.sgf_dir} "
+                "(the same command with --resume goes on)",
+                file=sys.stderr,
+            )
+        return 130
     except EngineSetupError as exc:
         # A broken command line: every game would be its forfeit. Not recorded.
         print(f"alphago eval: error: {exc}", file=sys.stderr)
