@@ -138,6 +138,28 @@ def test_train_sl_errors(
     assert not (tmp_path / "zero").exists()
 
 
+def test_train_sl_step_schedule_divides_the_rate_at_its_milestones(
+    tmp_path: Path, shard_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = ["--data", str(shard_dir)]
+    step = ["--schedule", "step", "--lr", "0.01"]
+    run = tmp_path / "step"
+    milestones = ["--milestones", "2"]
+    assert main(["train", "sl", str(run), *data, *SL_ARGS, *step, *milestones]) == 0
+    state = load_checkpoint(run / "checkpoint.pt")
+    assert state["train_config"]["milestones"] == [2]
+    rates = [
+        r["lr"] for r in read_metrics(run / "metrics.jsonl") if r["kind"] == "train"
+    ]
+    assert rates == pytest.approx([0.01, 0.001])  # steps 0-1, then 2-3
+    # Without milestones the step schedule would be the constant one: refused.
+    assert main(["train", "sl", str(tmp_path / "none"), *data, *SL_ARGS, *step]) == 1
+    assert "milestones" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["train", "sl", str(tmp_path / "bad"), *data, "--milestones", "x"])
+    assert "argument --milestones" in capsys.readouterr().err
+
+
 def test_train_rl_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "rl"
     args = ["train", "rl", str(run)] + NET_ARGS

@@ -200,6 +200,7 @@ def test_warmup_ramps_up_linearly() -> None:
         {"optimizer": "rmsprop"},
         {"schedule": "linear"},
         {"schedule": "cosine"},  # no total_steps
+        {"schedule": "step"},  # no milestones: it would be the constant rate
         {"lr": -1.0},
         {"lr": math.nan},
         {"l2": math.inf},

@@ -97,7 +97,16 @@ def _add_step_options(p: argparse.ArgumentParser, steps: int, every: int) -> Non
         "--schedule",
         choices=("constant", "cosine", "step"),
         default="cosine",
-        help="learning-rate schedule (default cosine over --steps)",
+        help="learning-rate schedule (default cosine over --steps; step divides "
+        "the rate by 10 at each of --milestones)",
+    )
+    p.add_argument(
+        "--milestones",
+        type=_milestones,
+        default=(),
+        metavar="STEPS",
+        help="steps where --schedule step divides the rate by 10 (comma list, "
+        "e.g. 15000,18000; needed by step)",
     )
     p.add_argument(
         "--val-every",
@@ -114,6 +123,16 @@ def _add_step_options(p: argparse.ArgumentParser, steps: int, every: int) -> Non
     p.add_argument(
         "--log-every", type=at_least(1), default=100, help="steps per metrics line"
     )
+
+
+def _milestones(text: str) -> tuple[int, ...]:
+    """The steps of ``--milestones`` (a comma list of ints >= 1)."""
+    try:
+        return tuple(at_least(1)(part) for part in text.split(","))
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"steps >= 1 like 15000,18000, not {text!r}"
+        ) from None
 
 
 def _add_optimizer_options(p: argparse.ArgumentParser, lr: float) -> None:
@@ -690,7 +709,10 @@ def _train_sl(args: argparse.Namespace, device: str, precision: str | None) -> i
         print("alphago train sl: a new run needs --data", file=sys.stderr)
         return 2
     net, train = _net_and_optimizer(
-        args, schedule=args.schedule, total_steps=args.steps
+        args,
+        schedule=args.schedule,
+        total_steps=args.steps,
+        milestones=args.milestones,
     )
     sl = SLConfig(
         steps=args.steps,

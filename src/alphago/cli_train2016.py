@@ -220,7 +220,11 @@ def run_train2016(args: argparse.Namespace, device: str, precision: str | None) 
     run = Path(args.run)
     schedule: dict[str, Any] = {}
     if args.mode != "policy-rl":
-        schedule = {"schedule": args.schedule, "total_steps": args.steps}
+        schedule = {
+            "schedule": args.schedule,
+            "total_steps": args.steps,
+            "milestones": args.milestones,
+        }
     train = TrainConfig(
         optimizer=args.optimizer,
         lr=args.lr,

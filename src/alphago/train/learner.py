@@ -113,6 +113,9 @@ class TrainConfig:
             )
         if self.schedule == "cosine" and self.total_steps < 1:
             raise ValueError("the cosine schedule needs total_steps >= 1")
+        if self.schedule == "step" and not self.milestones:
+            # Without any, the step schedule is the constant rate under another name.
+            raise ValueError("the step schedule needs milestones")
         for name in (
             "lr",
             "l2",
