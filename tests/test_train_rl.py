@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from records_helpers import random_examples
 
 torch = pytest.importorskip("torch")
 
@@ -293,6 +294,47 @@ def test_kl_below_the_target_runs_every_epoch_and_speeds_up(
     best = load_weights(tmp_path / "best.pt")
     assert weights_equal(best, load_weights(tmp_path / "candidate.pt"))
     assert weights_equal(best, learner.model)
+
+
+class SkippingScaler:
+    """A stand-in for fp16's ``GradScaler`` (which needs CUDA here) that skips the
+    optimiser steps flagged in ``skips``, halving its scale on each, as the real one
+    does on an overflow."""
+
+    def __init__(self, skips: list[bool]) -> None:
+        self.skips = skips
+        self.scale_now = 2.0**16
+        self.calls = 0
+
+    def get_scale(self) -> float:
+        return self.scale_now
+
+    def scale(self, loss: torch.Tensor) -> torch.Tensor:
+        return loss
+
+    def step(self, optimizer: torch.optim.Optimizer) -> None:
+        if not self.skips[self.calls]:
+            optimizer.step()
+
+    def update(self) -> None:
+        if self.skips[self.calls]:
+            self.scale_now /= 2
+        self.calls += 1
+
+
+def test_a_rounds_line_counts_the_skipped_steps_of_all_its_epochs() -> None:
+    torch.manual_seed(0)
+    learner = Learner(PolicyValueNet(NET), TRAIN)
+    learner.scaler = SkippingScaler([False, True, True, False, False, True])
+    replay = random_examples(4)
+    rng = np.random.default_rng(0)
+    config = dataclasses.replace(CONFIG, epochs=3, kl_target=1e3)  # every epoch
+    rows = [rl_module.train_round(learner, replay, rng, config) for _ in range(2)]
+    assert [r["epochs"] for r in rows] == [3, 3] and learner.step == 6
+    assert learner.skipped_steps == 3
+    assert [r["skipped"] for r in rows] == [2, 1]
+    assert [r["skipped_steps"] for r in rows] == [2, 3]
+    assert [r["loss_scale"] for r in rows] == [2.0**14, 2.0**13]
 
 
 def test_init_weights_start_the_run(

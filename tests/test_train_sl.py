@@ -31,7 +31,12 @@ from alphago.train.checkpoint import (  # noqa: E402
 )
 from alphago.train.learner import Learner, TrainConfig  # noqa: E402
 from alphago.train.metrics import read_metrics  # noqa: E402
-from alphago.train.sl import SLConfig, split_validation, train_sl  # noqa: E402
+from alphago.train.sl import (  # noqa: E402
+    SLConfig,
+    split_validation,
+    supervised_loop,
+    train_sl,
+)
 
 torch.set_num_threads(1)
 
@@ -249,6 +254,46 @@ def test_split_validation_holds_out_the_tail(examples: Examples) -> None:
     np.testing.assert_array_equal(val.value, examples.value[n - n_val :])
     train, val = split_validation(examples, 0.0)
     assert len(train) == n and len(val) == 0
+
+
+def test_a_logged_line_keeps_the_runs_skipped_step_total(tmp_path: Path) -> None:
+    """Under fp16 a step reports ``skipped`` (0 or 1), ``skipped_steps`` (the run's
+    total after it) and ``loss_scale``: a line of several steps averages the first,
+    but the total and the scale are the run's at the line's step, not means."""
+    skips = [0, 1, 1, 0, 0, 0, 1, 0]
+    done = {"step": 0, "total": 5}  # a resumed run that had skipped 5 before
+
+    def step() -> tuple[int, dict[str, float]]:
+        skipped = skips[done["step"]]
+        done["step"] += 1
+        done["total"] += skipped
+        return done["step"], {
+            "loss": 1.0,
+            "accuracy": 0.5,
+            "skipped": float(skipped),
+            "skipped_steps": float(done["total"]),
+            "loss_scale": 2.0 ** (16 - (done["total"] - 5)),
+        }
+
+    config = SLConfig(steps=8, log_every=4, checkpoint_every=4, val_every=4)
+    supervised_loop(
+        tmp_path,
+        config,
+        0,
+        math.inf,
+        train_step=step,
+        validate=None,
+        save_best=lambda: None,
+        checkpoint=lambda best: None,
+        desc="test",
+        postfix="loss",
+        progress=False,
+    )
+    rows = read_metrics(tmp_path / "metrics.jsonl")
+    assert [r["step"] for r in rows] == [4, 8]
+    assert [r["skipped"] for r in rows] == [0.5, 0.25]
+    assert [r["skipped_steps"] for r in rows] == [7, 8]
+    assert [r["loss_scale"] for r in rows] == [2.0**14, 2.0**13]
 
 
 # -- runs, checkpoints, resumption ------------------------------------------------

@@ -40,7 +40,8 @@ float32. ``fp16`` scales the loss with a ``torch.amp.GradScaler``: a step whose
 scaled gradients overflow is skipped (the weights stay as they were) and the scale
 halves. Such steps still count in ``step`` (the schedule moves on), and under fp16
 every step's metrics say ``skipped`` (1 or 0), ``skipped_steps`` (the run's total)
-and ``loss_scale``.
+and ``loss_scale``; a logged line of several steps has the mean of ``skipped`` and
+the total and scale after its last step.
 """
 
 from __future__ import annotations

@@ -19,9 +19,10 @@ at the phase it was in:
    KL was above ``2 * kl_target``, multiplied by 1.5 below ``kl_target / 2``, kept in
    [0.1, 10]. Every round logs the losses (with the ownership and score losses when
    their weights are on), the KL, the learning rate and multiplier, the policy
-   entropy and the value head's explained variance. A batch is drawn the same way
-   with the auxiliary losses on or off, so runs that differ only in them train on
-   the same positions.
+   entropy and the value head's explained variance (those of its first step), and
+   under fp16 the round's skipped steps, the run's total and the loss scale after
+   it. A batch is drawn the same way with the auxiliary losses on or off, so runs
+   that differ only in them train on the same positions.
 3. **evaluation**: the trained network (candidate) plays the best one
    (:mod:`alphago.train.arena`, colours alternated); it becomes the best when it scores
    at least ``gate_threshold``. Every ``baseline_every`` iterations the best network
@@ -245,6 +246,7 @@ def train_round(
     owner = parts[3] if learner.aux else None
     score = parts[4] if learner.aux else None
     old = learner.policy_logp(planes)
+    skipped_before = learner.skipped_steps
     first: dict[str, float] | None = None
     kl = 0.0
     epochs = 0
@@ -261,6 +263,12 @@ def train_round(
     )
     metrics = dict(first)
     metrics.update(kl=kl, epochs=epochs, lr_multiplier=learner.lr_multiplier)
+    if learner.scaler is not None:  # fp16: the round's skipped steps, not its first's
+        metrics.update(
+            skipped=float(learner.skipped_steps - skipped_before),
+            skipped_steps=float(learner.skipped_steps),
+            loss_scale=float(learner.scaler.get_scale()),
+        )
     return metrics
 
 

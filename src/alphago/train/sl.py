@@ -113,8 +113,16 @@ def best_val(ckpt_path: Path, state: dict[str, Any] | None) -> float:
         return float(state["best_val"])
 
 
+#: Step metrics that are the run's state after the step (fp16's skipped-step total
+#: and loss scale), not a measurement of it: a line keeps the last, not the mean.
+RUN_STATE = ("skipped_steps", "loss_scale")
+
+
 def _mean(rows: list[dict[str, float]]) -> dict[str, float]:
-    return {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
+    return {
+        k: float(rows[-1][k] if k in RUN_STATE else np.mean([r[k] for r in rows]))
+        for k in rows[0]
+    }
 
 
 def supervised_loop(
