@@ -187,3 +187,17 @@ def test_setup_after_a_move_is_refused_not_dropped() -> None:
         read_sgf(data)
     with pytest.raises(ValueError, match="both colours"):
         read_sgf("(;GM[1]SZ[9];AB[aa]AW[aa];B[ee])")
+
+
+def test_a_move_in_the_root_node_is_the_first_move() -> None:
+    """Old files (FF[1], FF[3]; 11 games of Debian's goban-original-games) put the
+    first move beside the game information: read from the next node on, the game
+    went on without Black's first stone."""
+    data = "(;FF[3]GM[1]SZ[9]KM[5.5]AB[aa]RE[W+R]B[ee];W[cc];B[gg])"
+    record = read_sgf(data)
+    assert record.setup == {B: [0]}
+    assert record.moves == [
+        (B, from_gtp("E5", 9)),
+        (W, from_gtp("C7", 9)),
+        (B, from_gtp("G3", 9)),
+    ]

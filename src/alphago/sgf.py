@@ -168,8 +168,11 @@ def read_sgf(data: bytes | str) -> GameRecord:
             record.rules = root.get("RU")
         if root.has_property("GC"):
             record.comment = root.get("GC")
-        for node in game.get_main_sequence()[1:]:
-            _later_setup(node, record, size)
+        # Old files (FF[1], FF[3]) put the first move in the root, beside the game
+        # information: dropped, every later position would lack its stone.
+        for node in game.get_main_sequence():
+            if node is not root:
+                _later_setup(node, record, size)
             colour_name, rc = _move(node, size)
             if colour_name is None:
                 continue
