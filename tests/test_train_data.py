@@ -315,6 +315,32 @@ def test_game_examples_refuses_what_it_cannot_learn_from() -> None:
 
 
 @pytest.mark.parametrize(
+    "data",
+    [
+        "(;GM[1]FF[4]SZ[5]KM[0.5]RE[W+R];W[cc];B[bb];W[dd])",  # White opens
+        "(;GM[1]FF[4]SZ[5]KM[0.5]AB[aa][ee]RE[W+R];B[cc];W[bb];B[dd])",  # no HA
+        "(;GM[1]FF[4]SZ[5]KM[0.5]AB[aa]AW[ee]RE[W+R];W[cc];B[bb];W[dd])",
+    ],
+)
+def test_without_pl_the_first_move_says_who_starts(data: str) -> None:
+    """Without PL, the start board guessed the side to move from the setup: the
+    first move came out of turn, gave no example and was put after a pass."""
+    record = read_sgf(data)
+    examples = game_examples(record)
+    assert len(examples) == 3
+    stones = np.zeros(SIZE * SIZE, np.int8)
+    for colour, points in record.setup.items():
+        stones[points] = colour
+    first = record.moves[0][0]
+    board = goboard.Board.from_stones(stones.reshape(SIZE, SIZE), first, 0.5, "chinese")
+    for i, (colour, point) in enumerate(record.moves):
+        np.testing.assert_array_equal(examples.planes[i], board.features("agz17"))
+        assert np.flatnonzero(examples.policy[i]).tolist() == [point]
+        assert examples.value[i] == (1.0 if colour == goboard.WHITE else -1.0)
+        board.play(point)
+
+
+@pytest.mark.parametrize(
     ("result", "winner"),
     [
         ("B+3.5", goboard.BLACK),
@@ -521,7 +547,7 @@ def test_build_shards_names_games_that_give_no_examples(tmp_path: Path) -> None:
     # Found by fuzz/fuzz_sgf.py: a game with a result whose moves give no example
     # (none at all, or only moves out of turn) was dropped without a word.
     (tmp_path / "a-timewin.sgf").write_text("(;GM[1]SZ[5]RE[W+T])")
-    (tmp_path / "b-outofturn.sgf").write_text("(;GM[1]SZ[5]AB[ba][ab]RE[W+R];B[cc])")
+    (tmp_path / "b-outofturn.sgf").write_text("(;GM[1]SZ[5]PL[W]RE[W+R];B[cc])")
     with pytest.warns(UserWarning) as caught:
         result = build_shards([tmp_path], tmp_path / "out", size=SIZE)
     assert result == (0, 0)

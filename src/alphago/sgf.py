@@ -285,11 +285,23 @@ def save_sgf(record: GameRecord, path: str | os.PathLike[str]) -> None:
     atomic_write_bytes(path, write_sgf(record))
 
 
-def start_board(record: GameRecord, rules: str | goboard.Rules) -> goboard.Board:
-    """The position before the first move (setup stones placed)."""
+def start_board(
+    record: GameRecord, rules: str | goboard.Rules, *, first_from_moves: bool = False
+) -> goboard.Board:
+    """The position before the first move (setup stones placed).
+
+    Without ``PL``, Black moves first, or White after setup stones of Black alone (a
+    handicap); with ``first_from_moves`` the first move's colour moves first instead
+    (what training data wants: White opening an empty board, or Black moving after
+    stones set up without a handicap, would otherwise be a move out of turn, lost as
+    an example and preceded by a pass that never happened).
+    """
+    first = record.to_play
+    if first is None and first_from_moves and record.moves:
+        first = record.moves[0][0]
     if not record.setup:
         board = goboard.Board(record.size, record.komi, rules)
-        if record.to_play == goboard.WHITE:
+        if first == goboard.WHITE:
             board = goboard.Board.from_stones(
                 board.stones(), goboard.WHITE, record.komi, rules
             )
@@ -301,7 +313,6 @@ def start_board(record: GameRecord, rules: str | goboard.Rules) -> goboard.Board
             if not 0 <= p < record.size * record.size:
                 raise ValueError(f"setup point {p} is off the board")
             flat[p] = colour
-    first = record.to_play
     if first is None:
         only_black = goboard.WHITE not in record.setup
         first = goboard.WHITE if only_black else goboard.BLACK

@@ -113,7 +113,7 @@ def game_examples(record: GameRecord, kind: str = "agz17") -> Examples:
     if winner is None:
         raise ValueError(f"no usable result ({record.result!r})")
     size = record.size
-    board = start_board(record, "chinese")
+    board = start_board(record, "chinese", first_from_moves=True)
     planes: list[np.ndarray] = []
     moves: list[int] = []
     values: list[float] = []

@@ -177,7 +177,7 @@ def position_rows(
 
 def game_data(record: GameRecord) -> tuple[RolloutData, int]:
     """(examples, skipped positions) of one game record."""
-    board = start_board(record, "chinese")
+    board = start_board(record, "chinese", first_from_moves=True)
     pass_point = record.size * record.size
     feats: list[NDArray[np.int32]] = []
     targets: list[int] = []
