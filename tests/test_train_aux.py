@@ -135,7 +135,7 @@ def test_aux_batches_draw_as_plain_batches_and_turn_ownership_with_the_planes(
 
 
 def test_sgf_targets_only_for_played_out_games() -> None:
-    record = random_record(4, 20)
+    record = random_record(4, 20, passes=True)
     ex = game_examples(record)
     board = goboard.Board(SIZE, 0.5, "chinese")
     for _, point in record.moves:
@@ -155,6 +155,12 @@ def test_sgf_targets_only_for_played_out_games() -> None:
         )
         assert other.score is not None and np.isnan(other.score).all()
         assert other.ownership is not None and not other.ownership.any()
+    # Without its two passes the record stops before the end: its area score
+    # equals its result by chance (no sign that the dead stones were taken off).
+    stopped = game_examples(
+        GameRecord(size=SIZE, komi=0.5, moves=record.moves[:-2], result=record.result)
+    )
+    assert stopped.score is not None and np.isnan(stopped.score).all()
     assert result_margin("W+3.5") == -3.5 and result_margin("0") == 0.0
     assert result_margin("B+R") is None and result_margin("B+nan") is None
 
