@@ -80,3 +80,14 @@ def test_gtp_loadsgf_answers_an_error(tmp_path: Path) -> None:
         assert "not a text encoding" in message
     # The position is untouched by the failures.
     assert ok(engine, "printsgf").count(";B[") == 1
+
+
+def test_text_its_charset_cannot_decode_costs_no_game() -> None:
+    """A name or comment in another charset than CA says (common in real
+    collections) made the file "malformed": its game was dropped."""
+    gbk = "聂卫平".encode("gbk")
+    data = b"(;FF[4]GM[1]SZ[9]CA[UTF-8]PB[" + gbk + b"]PW[Ma\\]x]GC[a\xff\\\nb]"
+    record = read_sgf(data + b"RU[Chinese]RE[W+R\xff];B[ee];W[cc])")
+    assert "\ufffd" in record.players[1] and record.players[-1] == "Ma]x"
+    assert record.comment == "a\ufffdb" and record.result == "W+R\ufffd"
+    assert len(record.moves) == 2

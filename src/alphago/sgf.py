@@ -15,7 +15,11 @@ import codecs
 import os
 from dataclasses import dataclass, field
 
-from sgfmill import sgf, sgf_properties  # type: ignore[import-untyped]
+from sgfmill import (  # type: ignore[import-untyped]
+    sgf,
+    sgf_grammar,
+    sgf_properties,
+)
 
 import goboard
 from goboard import coords
@@ -161,13 +165,13 @@ def read_sgf(data: bytes | str) -> GameRecord:
             record.to_play = _FROM_SGF[root.get("PL")]
         for colour, key in ((goboard.BLACK, "PB"), (goboard.WHITE, "PW")):
             if root.has_property(key):
-                record.players[colour] = root.get(key)
+                record.players[colour] = _text(root, key)
         if root.has_property("RE"):
-            record.result = root.get("RE")
+            record.result = _text(root, "RE")
         if root.has_property("RU"):
-            record.rules = root.get("RU")
+            record.rules = _text(root, "RU")
         if root.has_property("GC"):
-            record.comment = root.get("GC")
+            record.comment = _text(root, "GC")
         # Old files (FF[1], FF[3]) put the first move in the root, beside the game
         # information: dropped, every later position would lack its stone.
         for node in game.get_main_sequence():
@@ -182,6 +186,18 @@ def read_sgf(data: bytes | str) -> GameRecord:
     if not (-1000.0 <= record.komi <= 1000.0):
         raise ValueError(f"SGF komi {record.komi} is out of range")
     return record
+
+
+def _text(node: sgf.Tree_node, key: str) -> str:
+    """A text property, bytes its charset cannot decode replaced (U+FFFD): files
+    often hold a name or comment in another charset than their ``CA`` says, which
+    must not cost the game."""
+    try:
+        return node.get(key)  # type: ignore[no-any-return]
+    except UnicodeDecodeError:
+        raw = node.get_raw(key)
+        value = sgf_grammar.text_value if key == "GC" else sgf_grammar.simpletext_value
+        return value(raw).decode(node.get_encoding(), "replace")  # type: ignore[no-any-return]
 
 
 def _later_setup(node: sgf.Tree_node, record: GameRecord, size: int) -> None:
