@@ -24,7 +24,8 @@ behaviour on ``genmove``:
 plays a fixed comma-separated list of vertices, then passes, and answers
 ``final_status_list dead`` with another such list (:func:`scripted`); ``sleep`` in
 its list sleeps 30 s instead of a move (a timeout late in a game), and ``sleep`` as
-its dead stones does so before answering ``final_status_list``.
+its dead stones does so before answering ``final_status_list``, after creating the
+file ``counting`` beside the script (the count has begun).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import sys
 from pathlib import Path
 
 FAKE_ENGINE = r"""
-import sys, time
+import os, sys, time
 mode = sys.argv[1]
 seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 script = [v for v in sys.argv[3].split(",") if v] if len(sys.argv) > 3 else []
@@ -131,6 +132,7 @@ for line in sys.stdin:
             answer(genmove(args[0]))
     elif cmd == "final_status_list" and mode == "script":
         if dead == "sleep":
+            open(os.path.join(os.path.dirname(sys.argv[0]), "counting"), "w").close()
             time.sleep(30)
         answer(dead)
     elif cmd == "final_status_list" and mode == "sigterm":

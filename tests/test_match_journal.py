@@ -212,11 +212,25 @@ def test_a_count_cut_short_by_a_stop_is_not_journalled(tmp_path: Path) -> None:
     before = set(threading.enumerate())
     main = threading.main_thread().ident
     assert main is not None
-    timer = threading.Timer(3.0, signal.pthread_kill, (main, signal.SIGINT))
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        run_match(slow, slow, 1, size=5, sgf_dir=folder, scoring=Scoring("agree"))
-    timer.join()
+
+    def interrupt_the_count() -> None:
+        deadline = time.monotonic() + 20
+        while not (tmp_path / "counting").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        signal.pthread_kill(main, signal.SIGINT)
+
+    timer = threading.Thread(target=interrupt_the_count)
+    # A shell without job control starts background jobs with SIGINT ignored, and
+    # Python then keeps it ignored: give Ctrl-C its usual meaning for this test.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            run_match(slow, slow, 1, size=5, sgf_dir=folder, scoring=Scoring("agree"))
+        timer.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert (tmp_path / "counting").exists()  # the stop came while they counted
     deadline = time.monotonic() + 20  # well short of the engines' 30 s
     while any(t.is_alive() for t in set(threading.enumerate()) - before):
         assert time.monotonic() < deadline, "the game is still being played"
