@@ -339,8 +339,8 @@ def _play_tolerant(board: goboard.Board, colour: int, point: int) -> goboard.Boa
     """:func:`play_as`, but a move the rules forbid only by superko or multi-stone
     suicide is played anyway, as KataGo plays a query's moves (a game record may come
     from other rules): the position after it is rebuilt from its stones, forgetting
-    the superko history. Occupied points, simple ko and single-stone suicide still
-    raise."""
+    the superko history. Occupied points, a simple ko (play_as's reason ``ko``) and
+    single-stone suicide still raise."""
     try:
         return play_as(board, colour, point)
     except goboard.IllegalMoveError as e:
@@ -348,7 +348,7 @@ def _play_tolerant(board: goboard.Board, colour: int, point: int) -> goboard.Boa
             raise
     loose = goboard.Rules("simple", suicide=True)
     played = goboard.Board.from_stones(board.stones(), colour, board.komi, loose)
-    played.play(point)  # raises for a simple ko or a single-stone suicide
+    played.play(point)  # raises for a single-stone suicide (no ko state is left)
     return goboard.Board.from_stones(
         played.stones(), played.to_play, board.komi, board.rules
     )
